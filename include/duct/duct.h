@@ -1,0 +1,157 @@
+/*
+ * duct: CUDA-aware collectives for MPI programs.
+ *
+ * Call DUCT_Allreduce(...) where you would call MPI_Allreduce(...), with the
+ * same arguments, on any intracommunicator you already have. Buffers may be
+ * host memory (pageable or pinned) or CUDA device memory; duct finds out
+ * which itself. It works on top of an MPI and a UCX that are not
+ * CUDA-aware. No initialization call is needed: duct sets itself up on the
+ * first call on each communicator (a collective step, like the call itself)
+ * and releases everything at MPI_Finalize.
+ *
+ * Memory kinds. A pointer argument documented as "host or device" may be
+ *  - host memory: malloc/new, stack, pinned (cudaMallocHost,
+ *    cudaHostRegister) or CUDA managed memory, or
+ *  - CUDA device memory (cudaMalloc, cudaMallocAsync, ...) on the calling
+ *    thread's current device.
+ * Send and receive buffers may be of different kinds, and different ranks may
+ * pass different kinds. Device data must be ready when the call starts
+ * (synchronize the stream that wrote it), as with any CUDA-aware MPI; when
+ * the call returns, the result is in the receive buffer.
+ *
+ * Errors. Every function returns MPI_SUCCESS or an MPI error code, after
+ * invoking the communicator's error handler (MPI_Comm_call_errhandler), so
+ * MPI_ERRORS_ARE_FATAL aborts with the message and MPI_ERRORS_RETURN returns
+ * the code. The code's class is one of duct's classes (DUCT_Error_class) and
+ * MPI_Error_string(code) names the rank, the call, the argument and the value,
+ * e.g. "DUCT_Allreduce on rank 2: count = -1 is negative". Errors with
+ * MPI_COMM_NULL are raised on MPI_COMM_WORLD (MPI-3.1 §8.3; MPI_COMM_SELF with
+ * an MPI-4 library). When duct hands a call to the MPI library (below), MPI's
+ * own error codes are returned unchanged.
+ *
+ * What duct does not serve natively (derived datatypes, MPI_CHAR, complex
+ * and pair types, user-defined ops, MINLOC/MAXLOC, intercommunicators) is
+ * still answered correctly: duct stages device buffers to host, calls the
+ * PMPI_ collective, and copies the result back (logged once at info level).
+ *
+ * Environment: DUCT_* variables (docs/env.md, `duct-info -c`).
+ */
+#ifndef DUCT_DUCT_H
+#define DUCT_DUCT_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DUCT_VERSION_MAJOR 0
+#define DUCT_VERSION_MINOR 1
+#define DUCT_VERSION_PATCH 0
+
+/* ---- datatypes ---------------------------------------------------------- */
+
+/*
+ * IEEE 754 binary16 and bfloat16 elements, as committed MPI datatypes of two
+ * bytes that duct exports. Valid with MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX;
+ * duct computes in float and rounds to nearest even. The MPI library itself
+ * knows them only as two bytes (it cannot reduce them). Defined after
+ * MPI_Init; MPI_DATATYPE_NULL before MPI_Init or after MPI_Finalize. Do not
+ * free them.
+ */
+MPI_Datatype DUCT_Type_float16(void);
+MPI_Datatype DUCT_Type_bfloat16(void);
+#define DUCT_FLOAT16 (DUCT_Type_float16())
+#define DUCT_BFLOAT16 (DUCT_Type_bfloat16())
+
+/* ---- errors -------------------------------------------------------------- */
+
+/* duct's error classes. DUCT_Error_class turns one into the MPI error class
+ * number the MPI library assigned to it (MPI_Add_error_class), to compare
+ * with MPI_Error_class(code, &cls). */
+typedef enum {
+  DUCT_ERRCLASS_ARG = 1,      /* an argument that fits no narrower class */
+  DUCT_ERRCLASS_BUFFER,       /* null or unusable buffer pointer */
+  DUCT_ERRCLASS_COUNT,        /* negative or overflowing count */
+  DUCT_ERRCLASS_TYPE,         /* MPI_DATATYPE_NULL or unusable datatype */
+  DUCT_ERRCLASS_OP,           /* MPI_OP_NULL, or an op MPI does not define for the datatype */
+  DUCT_ERRCLASS_COMM,         /* MPI_COMM_NULL or unusable communicator */
+  DUCT_ERRCLASS_ROOT,         /* root out of range */
+  DUCT_ERRCLASS_IN_PLACE,     /* MPI_IN_PLACE where MPI forbids it */
+  DUCT_ERRCLASS_OVERLAP,      /* send and receive buffers overlap (use MPI_IN_PLACE) */
+  DUCT_ERRCLASS_CONFIG,       /* invalid or inconsistent DUCT_* environment variable */
+  DUCT_ERRCLASS_NOT_SUPPORTED,/* valid MPI that duct cannot serve; the message says why */
+  DUCT_ERRCLASS_CUDA,         /* a CUDA call failed */
+  DUCT_ERRCLASS_UCX,          /* a UCX call failed */
+  DUCT_ERRCLASS_MPI,          /* an MPI call made by duct failed */
+  DUCT_ERRCLASS_HWLOC,        /* an hwloc call failed */
+  DUCT_ERRCLASS_NO_MEMORY,    /* an allocation failed */
+  DUCT_ERRCLASS_TRUNCATE,     /* a message longer than expected arrived */
+  DUCT_ERRCLASS_TIMEOUT,      /* no progress within DUCT_TIMEOUT */
+  DUCT_ERRCLASS_MISMATCH,     /* ranks called with different arguments */
+  DUCT_ERRCLASS_PEER_FAILED,  /* a peer process failed */
+  DUCT_ERRCLASS_INTERNAL      /* a bug in duct: please report it */
+} DUCT_Errclass;
+
+/* The MPI error class number of `which`, or MPI_ERR_UNKNOWN when MPI is not
+ * initialized. */
+int DUCT_Error_class(DUCT_Errclass which);
+
+/* ---- collectives --------------------------------------------------------- */
+
+/*
+ * DUCT_Allreduce: combine `count` elements from every rank of `comm` with
+ * `op` and leave the result in `recvbuf` on every rank (MPI-4.0 §6.9.6).
+ *
+ *   sendbuf   host or device; `count` elements of `datatype`, or MPI_IN_PLACE
+ *             to take the input from `recvbuf`.
+ *   recvbuf   host or device; `count` elements of `datatype`; receives the
+ *             result. Must not overlap `sendbuf`.
+ *   count     number of elements (not bytes), >= 0. Equal on every rank.
+ *             0 returns at once without communicating.
+ *   datatype  natively: MPI_INT8_T..MPI_UINT64_T and the C integer types
+ *             (MPI_INT, MPI_LONG, MPI_UNSIGNED, MPI_SIGNED_CHAR, ...),
+ *             MPI_FLOAT, MPI_DOUBLE, DUCT_FLOAT16, DUCT_BFLOAT16, MPI_C_BOOL,
+ *             MPI_BYTE; any other committed datatype through the MPI library.
+ *   op        natively: MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX (integers and
+ *             floats), MPI_LAND, MPI_LOR, MPI_LXOR (integers, MPI_C_BOOL),
+ *             MPI_BAND, MPI_BOR, MPI_BXOR (integers, MPI_BYTE); any other op
+ *             through the MPI library.
+ *   comm      any intracommunicator (MPI_COMM_WORLD, splits, dups, any size).
+ *
+ * Algorithms: recursive doubling for small vectors (Thakur, Rabenseifner,
+ * Gropp, IJHPCA 2005) and a pipelined ring reduce-scatter + allgather for
+ * large ones (Patarasuk, Yuan, JPDC 2009); DUCT_TUNE overrides the choice.
+ * The reduction order depends only on the communicator size, the count and
+ * the algorithm, so results are the same bits on every rank and every run.
+ * Integer sums and products wrap around.
+ *
+ * Errors: DUCT_ERRCLASS_COMM (MPI_COMM_NULL), DUCT_ERRCLASS_COUNT (count < 0),
+ * DUCT_ERRCLASS_TYPE (MPI_DATATYPE_NULL), DUCT_ERRCLASS_OP (MPI_OP_NULL, or
+ * e.g. MPI_BAND on MPI_FLOAT), DUCT_ERRCLASS_BUFFER (NULL buffer with
+ * count > 0, recvbuf == MPI_IN_PLACE), DUCT_ERRCLASS_OVERLAP, DUCT_ERRCLASS_
+ * NOT_SUPPORTED (device buffer on a device other than the current one), and
+ * the transport classes (CUDA, UCX, MPI, MISMATCH, ...) if moving data fails.
+ */
+int DUCT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm);
+
+/* DUCT_Allreduce with a large count (MPI-4 "_c" convention): `count` may
+ * exceed INT_MAX. Otherwise identical. */
+int DUCT_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                     MPI_Comm comm);
+
+/* ---- queries ------------------------------------------------------------- */
+
+/* 1 when this process can use a CUDA device (driver, device, and duct built
+ * with CUDA), else 0. Does not create a CUDA context. */
+int DUCT_Query_cuda_support(void);
+
+/* duct's version as "major.minor.patch (cuda yes|no)"; static storage. */
+const char *DUCT_Version_string(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DUCT_DUCT_H */

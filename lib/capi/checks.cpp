@@ -1,0 +1,128 @@
+#include "capi/checks.hpp"
+
+#include <cstdint>
+#include <cstdlib>
+#include <mutex>
+#include <set>
+
+#include "core/log.hpp"
+
+namespace duct::capi {
+
+std::string op_text(MPI_Op op) {
+  struct Row {
+    MPI_Op op;
+    const char* name;
+  };
+  const Row rows[] = {{MPI_SUM, "MPI_SUM"},       {MPI_PROD, "MPI_PROD"},     {MPI_MIN, "MPI_MIN"},
+                      {MPI_MAX, "MPI_MAX"},       {MPI_LAND, "MPI_LAND"},     {MPI_LOR, "MPI_LOR"},
+                      {MPI_LXOR, "MPI_LXOR"},     {MPI_BAND, "MPI_BAND"},     {MPI_BOR, "MPI_BOR"},
+                      {MPI_BXOR, "MPI_BXOR"},     {MPI_MINLOC, "MPI_MINLOC"}, {MPI_MAXLOC, "MPI_MAXLOC"},
+                      {MPI_REPLACE, "MPI_REPLACE"}, {MPI_NO_OP, "MPI_NO_OP"}, {MPI_OP_NULL, "MPI_OP_NULL"}};
+  for (const Row& r : rows)
+    if (r.op == op) return r.name;
+  return "a user-defined op";
+}
+
+std::string type_text(MPI_Datatype t) {
+  if (t == MPI_DATATYPE_NULL) return "MPI_DATATYPE_NULL";
+  DType d;
+  if (lookup_dtype(t, &d)) return d.name;
+  char name[MPI_MAX_OBJECT_NAME] = {};
+  int len = 0;
+  if (MPI_Type_get_name(t, name, &len) == MPI_SUCCESS && len > 0) return std::string(name, static_cast<size_t>(len));
+  return "a derived datatype";
+}
+
+Status check_mpi_ready(const char*) {
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  if (!init) return make_error(Errc::arg, "called before MPI_Init");
+  if (fin) return make_error(Errc::arg, "called after MPI_Finalize");
+  return Status::ok();
+}
+
+Status check_comm(MPI_Comm comm, bool* inter) {
+  if (comm == MPI_COMM_NULL) return make_error(Errc::comm, "comm = MPI_COMM_NULL");
+  int flag = 0;
+  if (MPI_Comm_test_inter(comm, &flag) != MPI_SUCCESS)
+    return make_error(Errc::comm, "comm is not a valid communicator");
+  *inter = flag != 0;
+  return Status::ok();
+}
+
+Status check_count(MPI_Count count, const char* name) {
+  if (count < 0) return make_error(Errc::count, "%s = %lld is negative", name, static_cast<long long>(count));
+  return Status::ok();
+}
+
+Status check_datatype(MPI_Datatype t, const char* name) {
+  if (t == MPI_DATATYPE_NULL) return make_error(Errc::type, "%s = MPI_DATATYPE_NULL", name);
+  return Status::ok();
+}
+
+Status check_buffer(const void* buf, const char* name, MPI_Count count, bool in_place_allowed) {
+  if (buf == MPI_IN_PLACE && !in_place_allowed)
+    return make_error(Errc::in_place, "%s = MPI_IN_PLACE, which MPI does not allow for this argument", name);
+  if (buf == nullptr && count > 0)
+    return make_error(Errc::buffer, "%s = NULL with count = %lld", name, static_cast<long long>(count));
+  return Status::ok();
+}
+
+Status buffer_kind(const void* buf, const char* name, memory::MemKind* kind) {
+  memory::PtrInfo info;
+  DUCT_TRY(memory::cuda::query(buf, &info));
+  *kind = info.kind;
+  if (info.kind == memory::MemKind::device) {
+    int cur = -1;
+    DUCT_TRY(memory::cuda::current_device(&cur));
+    if (info.device != cur)
+      return make_error(Errc::not_supported,
+                        "%s = %p is memory of CUDA device %d but the current device is %d (call cudaSetDevice(%d) "
+                        "first)", name, buf, info.device, cur, info.device);
+  }
+  return Status::ok();
+}
+
+bool overlaps(const void* a, std::size_t na, const void* b, std::size_t nb) {
+  auto pa = reinterpret_cast<std::uintptr_t>(a), pb = reinterpret_cast<std::uintptr_t>(b);
+  return na > 0 && nb > 0 && pa < pb + nb && pb < pa + na;
+}
+
+void note_fallback(const char* call, const std::string& reason) {
+  static std::mutex m;
+  static std::set<std::string> seen;
+  std::string key = std::string(call) + ": " + reason;
+  std::lock_guard<std::mutex> lock(m);
+  if (seen.insert(key).second) DUCT_INFO(capi, "%s is served by the MPI library (%s)", call, reason.c_str());
+}
+
+Staged::~Staged() { std::free(storage); }
+
+Status stage_in(const void* dev, MPI_Count count, MPI_Datatype dt, bool copy, Staged* out) {
+  MPI_Count lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+  if (MPI_Type_get_extent_x(dt, &lb, &extent) != MPI_SUCCESS ||
+      MPI_Type_get_true_extent_x(dt, &true_lb, &true_extent) != MPI_SUCCESS)
+    return make_error(Errc::type, "cannot get the extent of datatype %s", type_text(dt).c_str());
+  if (count == 0) return Status::ok();
+  // Bytes touched by `count` elements: from true_lb to (count-1)*extent + true_lb + true_extent.
+  MPI_Count span = (count - 1) * extent + true_extent;
+  if (extent < 0 || span < 0)
+    return make_error(Errc::not_supported, "staging a datatype with negative extent (%s) is not supported",
+                      type_text(dt).c_str());
+  out->span = static_cast<std::size_t>(span);
+  out->lb = static_cast<std::ptrdiff_t>(true_lb);
+  out->storage = std::malloc(out->span ? out->span : 1);
+  if (!out->storage) return make_error(Errc::no_memory, "host staging buffer of %zu bytes", out->span);
+  out->host = static_cast<char*>(out->storage) - out->lb;
+  if (copy) DUCT_TRY(memory::cuda::copy(out->storage, static_cast<const char*>(dev) + out->lb, out->span));
+  return Status::ok();
+}
+
+Status stage_out(void* dev, const Staged& s) {
+  if (!s.storage) return Status::ok();
+  return memory::cuda::copy(static_cast<char*>(dev) + s.lb, s.storage, s.span);
+}
+
+}  // namespace duct::capi

@@ -1,0 +1,50 @@
+// duct capi: argument checks shared by the entry points, and the PMPI
+// fallback for what duct does not serve natively.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+
+#include "core/dtype.hpp"
+#include "core/status.hpp"
+#include "memory/cuda.hpp"
+
+namespace duct::capi {
+
+// "MPI_SUM" for a predefined op, "a user-defined op" otherwise.
+std::string op_text(MPI_Op op);
+// "MPI_FLOAT", the name set with MPI_Type_set_name, or "a derived datatype".
+std::string type_text(MPI_Datatype t);
+
+// MPI is initialized and not finalized.
+Status check_mpi_ready(const char* call);
+// comm is a valid handle (not MPI_COMM_NULL); *inter is set.
+Status check_comm(MPI_Comm comm, bool* inter);
+Status check_count(MPI_Count count, const char* name);
+Status check_datatype(MPI_Datatype t, const char* name);
+// A buffer argument: not MPI_IN_PLACE unless allowed, not NULL when data is moved.
+Status check_buffer(const void* buf, const char* name, MPI_Count count, bool in_place_allowed);
+
+// Memory kind of a buffer; device memory must be on the current device.
+Status buffer_kind(const void* buf, const char* name, memory::MemKind* kind);
+
+// Byte ranges [a, a+na) and [b, b+nb) overlap.
+bool overlaps(const void* a, std::size_t na, const void* b, std::size_t nb);
+
+// Log, once per (call, reason), that a call goes to the MPI library.
+void note_fallback(const char* call, const std::string& reason);
+
+// Copy `count` elements of `dt` starting at `buf` between device memory and
+// a host staging buffer (the bytes the datatype touches, true extent).
+struct Staged {
+  void* host = nullptr;      // points at the element origin inside the staging buffer
+  void* storage = nullptr;
+  std::size_t span = 0;      // bytes covered
+  std::ptrdiff_t lb = 0;     // true lower bound
+  ~Staged();
+};
+Status stage_in(const void* dev, MPI_Count count, MPI_Datatype dt, bool copy, Staged* out);
+Status stage_out(void* dev, const Staged& s);
+
+}  // namespace duct::capi

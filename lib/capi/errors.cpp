@@ -1,0 +1,121 @@
+#include "capi/errors.hpp"
+
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "coll/context.hpp"
+#include "core/log.hpp"
+#include "duct/duct.h"
+
+namespace duct::capi {
+
+namespace {
+
+static_assert(static_cast<int>(Errc::arg) == DUCT_ERRCLASS_ARG);
+static_assert(static_cast<int>(Errc::overlap) == DUCT_ERRCLASS_OVERLAP);
+static_assert(static_cast<int>(Errc::internal) == DUCT_ERRCLASS_INTERNAL);
+static_assert(static_cast<int>(Errc::count_) == DUCT_ERRCLASS_INTERNAL + 1);
+
+constexpr std::size_t kMaxCodes = 4096;
+
+struct Registry {
+  std::mutex mutex;
+  bool registered = false;
+  int classes[static_cast<int>(Errc::count_)] = {};
+  std::map<std::string, int> codes;  // message -> code
+};
+
+Registry& reg() {
+  static Registry r;
+  return r;
+}
+
+bool mpi_usable() {
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  return init && !fin;
+}
+
+// With reg().mutex held.
+bool register_classes() {
+  Registry& r = reg();
+  if (r.registered) return true;
+  if (!mpi_usable()) return false;
+  for (int e = 1; e < static_cast<int>(Errc::count_); ++e) {
+    int cls = MPI_ERR_UNKNOWN;
+    if (MPI_Add_error_class(&cls) != MPI_SUCCESS) return false;
+    std::string text = std::string("duct: ") + errc_name(static_cast<Errc>(e));
+    MPI_Add_error_string(cls, text.c_str());
+    r.classes[e] = cls;
+  }
+  r.registered = true;
+  // MPI forgets the classes at MPI_Finalize; so does duct.
+  coll::Runtime* rt = nullptr;
+  if (coll::Runtime::get(&rt)) rt->on_finalize([] {
+      std::lock_guard<std::mutex> lock(reg().mutex);
+      reg().registered = false;
+      reg().codes.clear();
+    });
+  return true;
+}
+
+int code_for(Errc e, const std::string& message) {
+  Registry& r = reg();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (!register_classes()) return MPI_ERR_UNKNOWN;
+  int cls = r.classes[static_cast<int>(e)];
+  auto it = r.codes.find(message);
+  if (it != r.codes.end()) return it->second;
+  if (r.codes.size() >= kMaxCodes) return cls;  // bounded: later messages share the class text
+  int code = cls;
+  if (MPI_Add_error_code(cls, &code) != MPI_SUCCESS) return cls;
+  MPI_Add_error_string(code, message.c_str());
+  r.codes.emplace(message, code);
+  return code;
+}
+
+}  // namespace
+
+int error_class(Errc e) noexcept {
+  if (e <= Errc::ok || e >= Errc::count_) return MPI_ERR_UNKNOWN;
+  Registry& r = reg();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (!register_classes()) return MPI_ERR_UNKNOWN;
+  return r.classes[static_cast<int>(e)];
+}
+
+int raise(MPI_Comm comm, const char* call, const Status& st) noexcept {
+  if (st.is_ok()) return MPI_SUCCESS;
+  try {
+    int rank = -1;
+    if (mpi_usable()) {
+      if (comm != MPI_COMM_NULL)
+        MPI_Comm_rank(comm, &rank);
+      else
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    }
+    std::string msg = strprintf("%s on rank %d: %s", call, rank, st.message().c_str());
+    if (msg.size() >= MPI_MAX_ERROR_STRING) msg.resize(MPI_MAX_ERROR_STRING - 1);
+    DUCT_INFO(capi, "%s (%s)", msg.c_str(), errc_name(st.code()));
+    if (!mpi_usable()) {
+      std::fprintf(stderr, "duct: %s\n", msg.c_str());
+      return MPI_ERR_OTHER;
+    }
+    int code = code_for(st.code(), msg);
+#if MPI_VERSION >= 4
+    MPI_Comm handler_comm = comm != MPI_COMM_NULL ? comm : MPI_COMM_SELF;
+#else
+    MPI_Comm handler_comm = comm != MPI_COMM_NULL ? comm : MPI_COMM_WORLD;
+#endif
+    MPI_Comm_call_errhandler(handler_comm, code);
+    return code;
+  } catch (...) {
+    std::fprintf(stderr, "duct: %s: %s\n", call, st.message().c_str());
+    return MPI_ERR_OTHER;
+  }
+}
+
+}  // namespace duct::capi

@@ -1,0 +1,329 @@
+// The cuda_ipc channel: ranks on one node that both have CUDA.
+//
+// Every message starts with a header, sent over UCX, that says how the data
+// follows; the receiver learns the sender's memory kind from it, so the two
+// sides never need to agree on buffer kinds in advance:
+//   inline  messages up to DUCT_EAGER_LIMIT travel inside the header.
+//   ipc     the sender's device buffer is exported (cudaIpcGetMemHandle on
+//           the allocation base, cached per buffer id); the receiver opens it
+//           through the IPC cache, copies with cudaMemcpyAsync on its stream
+//           and answers with a FIN. A receiver that cannot open the handle
+//           (no peer access, device not visible) answers NACK instead and
+//           both sides fall back to a raw transfer; the pair then skips IPC.
+//   raw     the data follows as ucx-channel messages (host senders, and
+//           device buffers that cannot be exported, e.g. cudaMallocAsync).
+// The FIN is a host message: the sender's buffer is reusable only once the
+// receiver's copy has finished.
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "channel/table.hpp"
+#include "channel/ucx_channel.hpp"
+#include "core/log.hpp"
+#include "memory/buffer.hpp"
+#include "memory/ipc_cache.hpp"
+
+namespace duct::channel {
+
+namespace {
+
+constexpr std::uint32_t kMagic = 0x64756374;  // "duct"
+enum class Proto : std::uint32_t { inline_ = 1, ipc = 2, raw = 3 };
+
+struct Header {
+  std::uint32_t magic;
+  Proto proto;
+  std::uint64_t bytes;
+  std::uint64_t offset;  // of the data in the exported allocation
+  std::uint64_t base;
+  std::uint64_t size;
+  unsigned long long buffer_id;
+  memory::IpcHandle handle;
+};
+
+struct Fin {
+  std::uint32_t magic;
+  std::uint32_t ok;  // 1: copied; 0: could not open, raw data follows
+};
+
+class IpcChannel;
+
+class IpcSendOp final : public Op {
+ public:
+  IpcSendOp(IpcChannel& ch, const void* buf, std::size_t bytes, MemKind kind, Tag tag)
+      : ch_(ch), buf_(buf), bytes_(bytes), kind_(kind), tag_(tag) {}
+  Status start();
+  Status advance(bool* done) override;
+  std::string describe() const override;
+
+ private:
+  enum class Stage { header, wait_fin, raw } stage_ = Stage::header;
+  IpcChannel& ch_;
+  const void* buf_;
+  std::size_t bytes_;
+  MemKind kind_;
+  Tag tag_;
+  Proto proto_ = Proto::raw;
+  std::vector<char> header_;
+  Fin fin_{};
+  Request header_req_, fin_req_, raw_req_;
+};
+
+class IpcRecvOp final : public Op {
+ public:
+  IpcRecvOp(IpcChannel& ch, void* buf, std::size_t bytes, MemKind kind, Tag tag)
+      : ch_(ch), buf_(buf), bytes_(bytes), kind_(kind), tag_(tag) {}
+  ~IpcRecvOp() override;
+  Status start();
+  Status advance(bool* done) override;
+  std::string describe() const override;
+
+ private:
+  Status on_header(bool* done);
+  Status send_fin(bool ok);
+  enum class Stage { header, copying, fin, raw } stage_ = Stage::header;
+  IpcChannel& ch_;
+  void* buf_;
+  std::size_t bytes_;
+  MemKind kind_;
+  Tag tag_;
+  std::vector<char> header_;
+  void* header_ucx_ = nullptr;
+  memory::Fence fence_;
+  memory::IpcKey key_{};
+  bool pinned_ = false;
+  Fin fin_{};
+  Request fin_req_, raw_req_;
+};
+
+class IpcChannel final : public Channel {
+ public:
+  explicit IpcChannel(const PairSetup& s) : raw_(s) {}
+  const char* name() const noexcept override { return "cuda_ipc"; }
+
+  Status isend(const void* buf, std::size_t bytes, MemKind kind, Tag tag, Request* req) override {
+    auto op = std::make_unique<IpcSendOp>(*this, buf, bytes, kind, tag);
+    DUCT_TRY(op->start());
+    req->set_op(std::move(op));
+    return Status::ok();
+  }
+  Status irecv(void* buf, std::size_t bytes, MemKind kind, Tag tag, Request* req) override {
+    auto op = std::make_unique<IpcRecvOp>(*this, buf, bytes, kind, tag);
+    DUCT_TRY(op->start());
+    req->set_op(std::move(op));
+    return Status::ok();
+  }
+
+  UcxChannel raw_;
+  bool peer_cannot_open_ = false;  // sender side: the peer NACKed our handles
+  bool cannot_open_ = false;       // receiver side: opening the peer's handles fails
+};
+
+Status poll(Request& r, bool* done) { return r.active() ? r.test(done) : (*done = true, Status::ok()); }
+
+// ---- sender -------------------------------------------------------------
+
+Status IpcSendOp::start() {
+  const PairSetup& s = ch_.raw_.setup();
+  Header h{};
+  h.magic = kMagic;
+  h.bytes = bytes_;
+  memory::PtrInfo info;
+  if (kind_ == MemKind::device) DUCT_TRY(memory::cuda::query(buf_, &info));
+  if (bytes_ <= s.eager) {
+    proto_ = Proto::inline_;
+  } else if (kind_ == MemKind::device && info.buffer_id != 0 && !ch_.peer_cannot_open_) {
+    proto_ = Proto::ipc;
+    DUCT_TRY(memory::IpcExports::instance().handle_for(info, &h.handle));
+    h.base = info.base;
+    h.size = info.size;
+    h.buffer_id = info.buffer_id;
+    h.offset = reinterpret_cast<std::uintptr_t>(buf_) - info.base;
+  } else {
+    proto_ = Proto::raw;
+  }
+  h.proto = proto_;
+  header_.resize(sizeof(Header) + (proto_ == Proto::inline_ ? bytes_ : 0));
+  std::memcpy(header_.data(), &h, sizeof h);
+  if (proto_ == Proto::inline_ && bytes_ > 0) {
+    if (kind_ == MemKind::device)
+      DUCT_TRY(memory::cuda::copy(header_.data() + sizeof h, buf_, bytes_));
+    else
+      std::memcpy(header_.data() + sizeof h, buf_, bytes_);
+  }
+  DUCT_TRY(ch_.raw_.raw_send(header_.data(), header_.size(), MemKind::host, tag_, ucx::MsgType::header,
+                             &header_req_));
+  if (proto_ == Proto::ipc) {
+    stage_ = Stage::wait_fin;
+    return ch_.raw_.raw_recv(&fin_, sizeof fin_, MemKind::host, tag_, ucx::MsgType::fin, &fin_req_);
+  }
+  if (proto_ == Proto::raw) {
+    stage_ = Stage::raw;
+    return ch_.raw_.raw_send(buf_, bytes_, kind_, tag_, ucx::MsgType::data, &raw_req_);
+  }
+  return Status::ok();
+}
+
+Status IpcSendOp::advance(bool* done) {
+  *done = false;
+  bool hd = false;
+  DUCT_TRY(poll(header_req_, &hd));
+  if (stage_ == Stage::wait_fin) {
+    bool fd = false;
+    DUCT_TRY(poll(fin_req_, &fd));
+    if (!fd) return Status::ok();
+    if (fin_.magic != kMagic) return make_error(Errc::internal, "bad FIN from rank %d", ch_.raw_.setup().peer);
+    if (!fin_.ok) {
+      // The peer cannot open our buffers: send the data raw, now and from now on.
+      ch_.peer_cannot_open_ = true;
+      DUCT_INFO(channel, "rank %d cannot open IPC handles of this rank: falling back to staged copies",
+                ch_.raw_.setup().peer);
+      stage_ = Stage::raw;
+      DUCT_TRY(ch_.raw_.raw_send(buf_, bytes_, kind_, tag_, ucx::MsgType::data, &raw_req_));
+    } else {
+      stage_ = Stage::header;  // copied: only the header send may be left
+    }
+  }
+  bool rd = true;
+  if (stage_ == Stage::raw) DUCT_TRY(poll(raw_req_, &rd));
+  *done = hd && rd && stage_ != Stage::wait_fin;
+  return Status::ok();
+}
+
+std::string IpcSendOp::describe() const {
+  static const char* names[] = {"?", "inline", "ipc", "raw"};
+  return strprintf("cuda_ipc %s send of %zu bytes to rank %d (%s)", names[static_cast<int>(proto_)], bytes_,
+                   ch_.raw_.setup().peer, stage_ == Stage::wait_fin ? "waiting for the receiver's copy" : "sending");
+}
+
+// ---- receiver -----------------------------------------------------------
+
+IpcRecvOp::~IpcRecvOp() {
+  if (header_ucx_) ucx::abandon(header_ucx_, true);
+  if (stage_ == Stage::copying) {
+    bool done = true;
+    while (fence_.ready(&done) && !done) {}
+  }
+  if (pinned_) memory::IpcCache::instance().release(key_);
+}
+
+Status IpcRecvOp::start() {
+  const PairSetup& s = ch_.raw_.setup();
+  header_.resize(sizeof(Header) + s.eager);
+  std::size_t got = 0;
+  DUCT_TRY(ucx::recv(s.worker, header_.data(), header_.size(), MemKind::host,
+                     ch_.raw_.tag_from_peer(tag_, ucx::MsgType::header), &header_ucx_, &got));
+  if (!header_ucx_) {
+    bool done = false;
+    header_.resize(got);
+    return on_header(&done);
+  }
+  return Status::ok();
+}
+
+Status IpcRecvOp::send_fin(bool ok) {
+  fin_ = Fin{kMagic, ok ? 1u : 0u};
+  return ch_.raw_.raw_send(&fin_, sizeof fin_, MemKind::host, tag_, ucx::MsgType::fin, &fin_req_);
+}
+
+Status IpcRecvOp::on_header(bool* done) {
+  const PairSetup& s = ch_.raw_.setup();
+  if (header_.size() < sizeof(Header))
+    return make_error(Errc::internal, "short cuda_ipc header (%zu bytes) from rank %d", header_.size(), s.peer);
+  Header h;
+  std::memcpy(&h, header_.data(), sizeof h);
+  if (h.magic != kMagic) return make_error(Errc::internal, "bad cuda_ipc header from rank %d", s.peer);
+  if (h.bytes != bytes_)
+    return make_error(Errc::mismatch, "rank %d sends %llu bytes where %zu are expected (do all ranks pass "
+                      "the same count and datatype?)", s.peer, static_cast<unsigned long long>(h.bytes), bytes_);
+  switch (h.proto) {
+    case Proto::inline_:
+      if (header_.size() != sizeof(Header) + bytes_)
+        return make_error(Errc::internal, "inline message of wrong length from rank %d", s.peer);
+      if (bytes_ > 0) {
+        if (kind_ == MemKind::device)
+          DUCT_TRY(memory::cuda::copy(buf_, header_.data() + sizeof h, bytes_));
+        else
+          std::memcpy(buf_, header_.data() + sizeof h, bytes_);
+      }
+      *done = true;
+      stage_ = Stage::fin;
+      return Status::ok();
+    case Proto::raw:
+      stage_ = Stage::raw;
+      return ch_.raw_.raw_recv(buf_, bytes_, kind_, tag_, ucx::MsgType::data, &raw_req_);
+    case Proto::ipc: {
+      void* mapped = nullptr;
+      key_ = memory::IpcKey{s.peer_proc, h.buffer_id, h.base, h.size};
+      Status st = ch_.cannot_open_ ? make_error(Errc::cuda, "earlier opens failed")
+                                   : memory::IpcCache::instance().acquire(key_, h.handle, &mapped);
+      if (!st) {
+        if (!ch_.cannot_open_)
+          DUCT_INFO(channel, "cannot open rank %d's IPC handle (%s): falling back to staged copies", s.peer,
+                    st.message().c_str());
+        ch_.cannot_open_ = true;
+        DUCT_TRY(send_fin(false));
+        stage_ = Stage::raw;
+        return ch_.raw_.raw_recv(buf_, bytes_, kind_, tag_, ucx::MsgType::data, &raw_req_);
+      }
+      pinned_ = true;
+      void* stream = nullptr;
+      DUCT_TRY(memory::cuda::stream(&stream));
+      DUCT_TRY(memory::cuda::copy_async(buf_, memory::at(mapped, h.offset), bytes_, stream));
+      DUCT_TRY(fence_.record(stream));
+      stage_ = Stage::copying;
+      return Status::ok();
+    }
+  }
+  return make_error(Errc::internal, "unknown cuda_ipc protocol %u from rank %d", static_cast<unsigned>(h.proto),
+                    s.peer);
+}
+
+Status IpcRecvOp::advance(bool* done) {
+  *done = false;
+  const PairSetup& s = ch_.raw_.setup();
+  if (stage_ == Stage::header) {
+    if (!header_ucx_) return Status::ok();
+    ucp_tag_recv_info_t info{};
+    ucs_status_t st = ucp_tag_recv_request_test(header_ucx_, &info);
+    if (st == UCS_INPROGRESS) return Status::ok();
+    ucp_request_free(header_ucx_);
+    header_ucx_ = nullptr;
+    if (st != UCS_OK)
+      return make_error(Errc::ucx, "receiving a cuda_ipc header from rank %d: %s", s.peer, ucs_status_string(st));
+    header_.resize(info.length);
+    bool d = false;
+    DUCT_TRY(on_header(&d));
+    if (d) {
+      *done = true;
+      return Status::ok();
+    }
+  }
+  if (stage_ == Stage::copying) {
+    bool ready = false;
+    DUCT_TRY(fence_.ready(&ready));
+    if (!ready) return Status::ok();
+    memory::IpcCache::instance().release(key_);
+    pinned_ = false;
+    DUCT_TRY(send_fin(true));
+    stage_ = Stage::fin;
+  }
+  bool fd = false, rd = true;
+  DUCT_TRY(poll(fin_req_, &fd));
+  if (stage_ == Stage::raw) DUCT_TRY(poll(raw_req_, &rd));
+  *done = fd && rd;
+  return Status::ok();
+}
+
+std::string IpcRecvOp::describe() const {
+  static const char* stages[] = {"waiting for the header", "copying", "sending FIN", "receiving raw data"};
+  return strprintf("cuda_ipc receive of %zu bytes from rank %d (%s)", bytes_, ch_.raw_.setup().peer,
+                   stages[static_cast<int>(stage_)]);
+}
+
+}  // namespace
+
+std::unique_ptr<Channel> make_cuda_ipc_channel(const PairSetup& s) { return std::make_unique<IpcChannel>(s); }
+
+}  // namespace duct::channel

@@ -1,0 +1,165 @@
+// The channel table: which channel serves each rank pair.
+#include "channel/table.hpp"
+
+#include <unistd.h>
+
+#include <cstring>
+#include <functional>
+
+#include "channel/ucx.hpp"
+#include "channel/ucx_channel.hpp"
+#include "core/config.hpp"
+#include "core/log.hpp"
+
+namespace duct::channel {
+
+std::unique_ptr<Channel> make_cuda_ipc_channel(const PairSetup& s);
+
+namespace {
+
+bool ipc_usable(const PeerInfo& a, const PeerInfo& b, bool same_node, std::string* why) {
+  const auto mode = config::get().channel;
+  if (mode == config::ChannelMode::ucx) return (*why = "DUCT_CHANNEL=ucx"), false;
+  if (!same_node) return (*why = "ranks on different nodes"), false;
+  if (mode == config::ChannelMode::ipc) return (*why = "DUCT_CHANNEL=ipc"), true;
+  if (!a.cuda || !b.cuda) return (*why = "a rank of the pair has no CUDA device"), false;
+  return (*why = "same node, both ranks have a CUDA device"), true;
+}
+
+bool ucx_usable(const PeerInfo&, const PeerInfo&, bool same_node, std::string* why) {
+  *why = same_node ? "UCX shared memory / CMA" : "UCX network transport";
+  return true;
+}
+
+std::unique_ptr<Channel> make_ucx_channel(const PairSetup& s) { return std::make_unique<UcxChannel>(s); }
+
+std::uint64_t hash_proc(const std::string& host, int pid) {
+  std::uint64_t h = std::hash<std::string>{}(host);
+  return h ^ (static_cast<std::uint64_t>(pid) * 0x9e3779b97f4a7c15ull);
+}
+
+}  // namespace
+
+const std::vector<ChannelKind>& channel_table() {
+  static const std::vector<ChannelKind> table = {
+      {"cuda_ipc",
+       "same node, both ranks with CUDA: device buffers by cudaIpcMemHandle + cudaMemcpyAsync, "
+       "small messages inline, host buffers as ucx messages",
+       ipc_usable, make_cuda_ipc_channel},
+      {"ucx",
+       "any pair: UCX tag messages (shared memory, CMA or network); device memory direct when UCX "
+       "has CUDA support, else through pinned bounce buffers",
+       ucx_usable, make_ucx_channel},
+  };
+  return table;
+}
+
+Status local_peer_info(PeerInfo* out) {
+  const config::Config& cfg = config::get();
+  ucx::Worker* w = nullptr;
+  DUCT_TRY(ucx::Worker::get(&w));
+  PeerInfo p;
+  p.pid = static_cast<std::int32_t>(getpid());
+  p.proc = hash_proc(processor_name(), p.pid);
+  p.cuda = memory::cuda::available() ? 1 : 0;
+  p.ucx_cuda = w->cuda_support() ? 1 : 0;
+  if (p.cuda) {
+    int dev = 0;
+    std::string bus;
+    DUCT_TRY(memory::cuda::current_device(&dev));
+    DUCT_TRY(memory::cuda::pci_bus_id(dev, &bus));
+    p.device = dev;
+    std::snprintf(p.bus_id, sizeof p.bus_id, "%s", bus.c_str());
+  }
+  p.chunk = cfg.pipeline_chunk;
+  p.eager = cfg.eager_limit;
+  p.digest = config::agree_digest(config::process_env());
+  p.addr_len = static_cast<std::uint32_t>(w->address().size());
+  *out = p;
+  return Status::ok();
+}
+
+Status ChannelSet::create(MPI_Comm comm, const Topology& topo, std::uint32_t cid, const PeerInfo& local,
+                          std::unique_ptr<ChannelSet>* out) {
+  const int n = topo.size;
+  if (n > ucx::kMaxRanks)
+    return make_error(Errc::not_supported, "communicator of %d ranks: duct supports up to %d", n, ucx::kMaxRanks);
+  ucx::Worker* w = nullptr;
+  DUCT_TRY(ucx::Worker::get(&w));
+
+  auto set = std::make_unique<ChannelSet>();
+  set->infos_.resize(static_cast<size_t>(n));
+  DUCT_MPI_CHECK(PMPI_Allgather(&local, sizeof(PeerInfo), MPI_BYTE, set->infos_.data(), sizeof(PeerInfo),
+                                MPI_BYTE, comm));
+  // Settings that change the wire protocol or the algorithm choice must agree.
+  for (int r = 0; r < n; ++r) {
+    const PeerInfo& p = set->infos_[static_cast<size_t>(r)];
+    if (p.digest != local.digest)
+      return make_error(Errc::config, "rank %d and rank %d have different values of the DUCT_* variables that "
+                        "must agree (DUCT_CHANNEL, DUCT_TUNE, DUCT_PIPELINE_CHUNK, DUCT_EAGER_LIMIT, "
+                        "DUCT_RING_SEGMENT); set them identically for every rank", topo.rank, r);
+  }
+
+  // UCX worker addresses (variable length).
+  std::vector<int> lens(static_cast<size_t>(n)), displs(static_cast<size_t>(n));
+  int total = 0;
+  for (int r = 0; r < n; ++r) {
+    lens[static_cast<size_t>(r)] = static_cast<int>(set->infos_[static_cast<size_t>(r)].addr_len);
+    displs[static_cast<size_t>(r)] = total;
+    total += lens[static_cast<size_t>(r)];
+  }
+  std::vector<char> addrs(static_cast<size_t>(total));
+  DUCT_MPI_CHECK(PMPI_Allgatherv(w->address().data(), static_cast<int>(w->address().size()), MPI_BYTE,
+                                 addrs.data(), lens.data(), displs.data(), MPI_BYTE, comm));
+
+  const config::Config& cfg = config::get();
+  set->channels_.resize(static_cast<size_t>(n));
+  set->kinds_.resize(static_cast<size_t>(n));
+  set->eps_.resize(static_cast<size_t>(n), nullptr);
+  for (int r = 0; r < n; ++r) {
+    const PeerInfo& p = set->infos_[static_cast<size_t>(r)];
+    set->any_cuda_ = set->any_cuda_ || p.cuda;
+    if (r == topo.rank) {
+      set->kinds_[static_cast<size_t>(r)] = "self";
+      continue;
+    }
+    PairSetup s;
+    s.cid = cid;
+    s.rank = topo.rank;
+    s.peer = r;
+    s.worker = w->worker();
+    std::string addr(addrs.data() + displs[static_cast<size_t>(r)], static_cast<size_t>(lens[static_cast<size_t>(r)]));
+    DUCT_TRY(w->endpoint(addr, &s.ep));
+    set->eps_[static_cast<size_t>(r)] = s.ep;
+    // Split messages only where one side may hold device memory that UCX
+    // cannot reach; both sides compute the same value.
+    bool may_stage = (local.cuda && !local.ucx_cuda) || (p.cuda && !p.ucx_cuda);
+    s.chunk = may_stage ? std::min(local.chunk, p.chunk) : 0;
+    s.eager = std::min(local.eager, p.eager);
+    s.depth = static_cast<int>(cfg.pipeline_depth);
+    s.direct_device = local.ucx_cuda != 0;
+    s.peer_proc = p.proc;
+    bool same_node = topo.same_node(topo.rank, r);
+    for (const ChannelKind& k : channel_table()) {
+      std::string why;
+      if (!k.usable(local, p, same_node, &why)) continue;
+      set->channels_[static_cast<size_t>(r)] = k.create(s);
+      set->kinds_[static_cast<size_t>(r)] = k.name;
+      DUCT_DEBUG(channel, "rank %d -> rank %d: %s (%s)", topo.rank, r, k.name, why.c_str());
+      break;
+    }
+  }
+  *out = std::move(set);
+  return Status::ok();
+}
+
+std::string ChannelSet::describe_pair(int rank) const {
+  const std::string& k = kinds_[static_cast<size_t>(rank)];
+  if (k != "ucx") return k;
+  ucx::Worker* w = ucx::Worker::existing();
+  void* ep = eps_[static_cast<size_t>(rank)];
+  if (!w || !ep) return k;
+  return k + " (" + w->transports(static_cast<ucp_ep_h>(ep)) + ")";
+}
+
+}  // namespace duct::channel

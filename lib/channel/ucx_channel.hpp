@@ -1,0 +1,51 @@
+// duct channel (internal): the ucx channel and its raw transfers, which the
+// cuda_ipc channel reuses for headers and for its fallback path.
+#pragma once
+
+#include <ucp/api/ucp.h>
+
+#include "channel/channel.hpp"
+#include "channel/ucx.hpp"
+
+namespace duct::channel {
+
+// Everything a channel to one peer needs; the same values on both sides of
+// the pair, except for the local ones marked so.
+struct PairSetup {
+  std::uint32_t cid = 0;
+  int rank = 0;                 // this rank in the communicator
+  int peer = 0;                 // the peer's rank
+  ucp_ep_h ep = nullptr;
+  ucp_worker_h worker = nullptr;
+  std::size_t chunk = 0;        // 0: messages are never split; else split into chunks of this size
+  std::size_t eager = 0;        // cuda_ipc inline limit
+  int depth = 4;                // local: chunks in flight
+  bool direct_device = false;   // local: this UCX moves device memory itself
+  std::uint64_t peer_proc = 0;  // the peer's process identity (IPC cache key)
+};
+
+class UcxChannel : public Channel {
+ public:
+  explicit UcxChannel(const PairSetup& s) : s_(s) {}
+  const char* name() const noexcept override { return "ucx"; }
+  Status isend(const void* buf, std::size_t bytes, MemKind kind, Tag tag, Request* req) override {
+    return raw_send(buf, bytes, kind, tag, ucx::MsgType::data, req);
+  }
+  Status irecv(void* buf, std::size_t bytes, MemKind kind, Tag tag, Request* req) override {
+    return raw_recv(buf, bytes, kind, tag, ucx::MsgType::data, req);
+  }
+
+  // A transfer of `bytes`, split into chunks when the pair requires it and
+  // staged through bounce buffers when UCX cannot touch device memory.
+  Status raw_send(const void* buf, std::size_t bytes, MemKind kind, Tag tag, ucx::MsgType type, Request* req);
+  Status raw_recv(void* buf, std::size_t bytes, MemKind kind, Tag tag, ucx::MsgType type, Request* req);
+
+  const PairSetup& setup() const noexcept { return s_; }
+  std::uint64_t tag_to_peer(Tag t, ucx::MsgType type) const { return ucx::make_tag(s_.cid, s_.rank, type, t); }
+  std::uint64_t tag_from_peer(Tag t, ucx::MsgType type) const { return ucx::make_tag(s_.cid, s_.peer, type, t); }
+
+ private:
+  PairSetup s_;
+};
+
+}  // namespace duct::channel

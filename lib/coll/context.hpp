@@ -1,0 +1,116 @@
+// duct coll: per-communicator context and the process runtime.
+//
+// A Context is what duct keeps per MPI communicator: a private duplicate
+// for its own MPI traffic, the topology, a communicator id for message tags,
+// the channel to every rank, scratch buffers and the sequence number of the
+// next collective. It is created collectively on the first duct call on the
+// communicator (every setup exchange is an MPI collective, so a rank that
+// fails locally makes all ranks fail, never hang) and cached on the
+// communicator with an attribute keyval; freeing the communicator frees it.
+//
+// The Runtime is the process-wide part, created on the first duct call. It
+// registers a delete callback on MPI_COMM_SELF, which MPI runs at the start
+// of MPI_Finalize, and there releases every context, the UCX worker, CUDA
+// streams, IPC mappings and bounce buffers. No DUCT_Init is needed.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "channel/table.hpp"
+#include "core/comm.hpp"
+#include "memory/buffer.hpp"
+#include "select/select.hpp"
+
+namespace duct::coll {
+
+class Context {
+ public:
+  ~Context();
+
+  MPI_Comm comm = MPI_COMM_NULL;  // the user's communicator
+  MPI_Comm dup = MPI_COMM_NULL;   // duct's duplicate of it
+  Topology topo;
+  std::uint32_t cid = 0;
+  std::unique_ptr<channel::ChannelSet> channels;
+  bool yield = false;  // give up the core while waiting (oversubscribed node)
+
+  int rank() const noexcept { return topo.rank; }
+  int size() const noexcept { return topo.size; }
+  std::uint32_t next_seq() noexcept { return seq_++; }
+
+  // Scratch of at least `bytes` of `kind`; `slot` tells apart the buffers one
+  // collective needs at the same time. Valid until the next call with the
+  // same kind and slot.
+  Status scratch(memory::MemKind kind, std::size_t bytes, int slot, void** out);
+
+  // Whether a message about `key` was logged already (log once per signature).
+  bool first_time(const std::string& key) { return logged_.insert(key).second; }
+
+  // Release channels, scratch and the duplicate (finalize or free).
+  void release() noexcept;
+
+ private:
+  friend class Runtime;
+  std::uint32_t seq_ = 0;
+  static constexpr int kSlots = 3;
+  memory::Buffer host_[kSlots];
+  memory::Buffer device_[kSlots];
+  std::set<std::string> logged_;
+};
+
+class Runtime {
+ public:
+  // The runtime, created on first use (MPI must be initialized).
+  static Status get(Runtime** out);
+  // True once MPI_Finalize has torn duct down.
+  static bool finalized() noexcept;
+  // The runtime if it is up (MPI is then initialized and not finalized),
+  // else nullptr; never creates it. The fast path of every call.
+  static Runtime* ready() noexcept;
+  // Whether the application runs MPI_THREAD_MULTIPLE (duct then serializes
+  // its progress with mutex()).
+  bool threaded() const noexcept { return threaded_; }
+
+  // The context of `comm`, created collectively on first use.
+  Status context(MPI_Comm comm, Context** out);
+
+  const select::Table& table() const noexcept { return table_; }
+  // Run `fn` at teardown (before MPI_Finalize completes), in reverse order.
+  void on_finalize(std::function<void()> fn) { hooks_.push_back(std::move(fn)); }
+  // Serializes progress when the application calls duct from several threads.
+  std::recursive_mutex& mutex() noexcept { return mutex_; }
+  int world_rank() const noexcept { return world_rank_; }
+
+ private:
+  Runtime() = default;
+  Status init();
+  Status create_context(MPI_Comm comm, Context** out);
+  Status agree_cid(MPI_Comm dup, std::uint32_t* cid);
+  void teardown() noexcept;
+  static void delete_context(void* ctx) noexcept;
+  static int self_delete(MPI_Comm, int, void*, void*);
+
+  CommAttr attr_{&Runtime::delete_context};
+  // The last communicator asked for, to skip the attribute lookup on repeated
+  // calls. Cleared by delete_context: a freed handle value may be reused.
+  MPI_Comm last_comm_ = MPI_COMM_NULL;
+  Context* last_ctx_ = nullptr;
+  int self_keyval_ = MPI_KEYVAL_INVALID;
+  std::set<Context*> live_;
+  std::set<std::uint32_t> cids_;
+  std::uint32_t next_cid_ = 1;
+  select::Table table_;
+  std::vector<std::function<void()>> hooks_;
+  std::recursive_mutex mutex_;
+  int world_rank_ = 0;
+  bool threaded_ = false;
+};
+
+}  // namespace duct::coll

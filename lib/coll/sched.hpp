@@ -1,0 +1,174 @@
+// duct coll: collective schedules as C++20 coroutines.
+//
+// An algorithm is written as a coroutine returning Sched (a Status when it
+// finishes). Where it must wait for messages or device work it writes
+//   DUCT_CO_TRY(co_await wait(req_a, req_b));
+//   DUCT_CO_TRY(co_await wait(fence));
+// and is suspended; its state lives in the coroutine frame. Sub-schedules
+// compose (`co_await reduce_scatter_ring(...)`), as UCC chains tasks: the
+// ring allreduce is a reduce-scatter schedule followed by an allgather one.
+//
+// A Task (task.hpp) owns the root schedule. Its progress() drives the
+// channels, asks the innermost waiting point whether it is ready, and only
+// then resumes it, so progress never blocks.
+#pragma once
+
+#include <coroutine>
+#include <exception>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "channel/channel.hpp"
+#include "core/status.hpp"
+#include "memory/buffer.hpp"
+
+namespace duct::coll {
+
+// Something a suspended schedule waits for.
+class Waitable {
+ public:
+  virtual ~Waitable() = default;
+  // Check (and advance) the condition; *ready when the schedule may resume.
+  // An error also makes it ready; await_resume then returns it.
+  virtual void poll(bool* ready) = 0;
+  virtual std::string describe() const = 0;
+  Status status;
+};
+
+// Shared by all coroutines of one task.
+struct TaskState {
+  std::coroutine_handle<> resume_at;  // the innermost suspended schedule
+  Waitable* waiting = nullptr;        // what it waits for
+  bool done = false;
+  Status result;
+  std::exception_ptr exception;
+};
+
+class [[nodiscard]] Sched {
+ public:
+  struct promise_type;
+  using handle = std::coroutine_handle<promise_type>;
+
+  struct promise_type {
+    Status result;
+    TaskState* ts = nullptr;
+    std::coroutine_handle<> continuation;  // the awaiting parent; null for the root
+
+    Sched get_return_object() noexcept { return Sched(handle::from_promise(*this)); }
+    std::suspend_always initial_suspend() noexcept { return {}; }
+    struct FinalAwaiter {
+      bool await_ready() noexcept { return false; }
+      std::coroutine_handle<> await_suspend(handle h) noexcept {
+        promise_type& p = h.promise();
+        if (p.continuation) return p.continuation;
+        p.ts->done = true;
+        p.ts->result = std::move(p.result);
+        return std::noop_coroutine();
+      }
+      void await_resume() noexcept {}
+    };
+    FinalAwaiter final_suspend() noexcept { return {}; }
+    void return_value(Status s) noexcept { result = std::move(s); }
+    void unhandled_exception() noexcept {
+      if (ts) ts->exception = std::current_exception();
+      result = Status(Errc::internal, "exception in a collective schedule");
+    }
+  };
+
+  Sched() = default;
+  explicit Sched(handle h) noexcept : h_(h) {}
+  Sched(Sched&& o) noexcept : h_(std::exchange(o.h_, {})) {}
+  Sched& operator=(Sched&& o) noexcept {
+    if (this != &o) {
+      if (h_) h_.destroy();
+      h_ = std::exchange(o.h_, {});
+    }
+    return *this;
+  }
+  Sched(const Sched&) = delete;
+  Sched& operator=(const Sched&) = delete;
+  ~Sched() {
+    if (h_) h_.destroy();
+  }
+
+  handle get() const noexcept { return h_; }
+
+  // Run a sub-schedule: the parent resumes when it finishes.
+  auto operator co_await() && noexcept {
+    struct Awaiter {
+      handle child;
+      bool await_ready() noexcept { return false; }
+      std::coroutine_handle<> await_suspend(handle parent) noexcept {
+        child.promise().ts = parent.promise().ts;
+        child.promise().continuation = parent;
+        return child;
+      }
+      Status await_resume() noexcept { return std::move(child.promise().result); }
+    };
+    return Awaiter{h_};
+  }
+
+ private:
+  handle h_;
+};
+
+// co_await on a Waitable: suspends unless it is ready already.
+template <class W>
+struct WaitAwaiter {
+  W w;
+  bool await_ready() {
+    bool ready = false;
+    w.poll(&ready);
+    return ready;
+  }
+  void await_suspend(Sched::handle h) noexcept {
+    TaskState* ts = h.promise().ts;
+    ts->resume_at = h;
+    ts->waiting = &w;
+  }
+  Status await_resume() noexcept { return std::move(w.status); }
+};
+
+// Wait for channel requests (all of them). Up to kInline requests are held
+// without allocating (the common case: one or two per wait).
+class WaitRequests final : public Waitable {
+ public:
+  static constexpr std::size_t kInline = 4;
+  explicit WaitRequests(std::vector<channel::Request*> reqs) : many_(std::move(reqs)) {}
+  template <class... R>
+  explicit WaitRequests(channel::Request& first, R&... rest) : few_{&first, &rest...}, nfew_(1 + sizeof...(rest)) {
+    static_assert(sizeof...(rest) < kInline);
+  }
+  void poll(bool* ready) override;
+  std::string describe() const override;
+
+ private:
+  channel::Request* few_[kInline] = {};
+  std::size_t nfew_ = 0;
+  std::vector<channel::Request*> many_;
+};
+
+// Wait for device work recorded in a fence.
+class WaitFence final : public Waitable {
+ public:
+  explicit WaitFence(memory::Fence& f) : f_(&f) {}
+  void poll(bool* ready) override;
+  std::string describe() const override { return "device work (reduction kernel or copy)"; }
+
+ private:
+  memory::Fence* f_;
+};
+
+// (Variadic rather than a braced list: GCC 12 rejects braced initializers
+// inside co_await expressions.)
+inline WaitAwaiter<WaitRequests> wait(std::vector<channel::Request*> reqs) {
+  return WaitAwaiter<WaitRequests>{WaitRequests(std::move(reqs))};
+}
+template <class... R>
+WaitAwaiter<WaitRequests> wait(channel::Request& first, R&... rest) {
+  return WaitAwaiter<WaitRequests>{WaitRequests(first, rest...)};
+}
+inline WaitAwaiter<WaitFence> wait(memory::Fence& f) { return WaitAwaiter<WaitFence>{WaitFence(f)}; }
+
+}  // namespace duct::coll

@@ -1,0 +1,117 @@
+#include "core/comm.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+namespace duct {
+
+Status mpi_error(int rc, const char* call) {
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS) std::snprintf(text, sizeof text, "code %d", rc);
+  return make_error(Errc::mpi, "%s failed: %s", call, text);
+}
+
+std::string processor_name() {
+  char name[MPI_MAX_PROCESSOR_NAME + 1] = {};
+  int len = 0;
+  if (MPI_Get_processor_name(name, &len) != MPI_SUCCESS) return "?";
+  return std::string(name, static_cast<size_t>(len));
+}
+
+Status build_topology(MPI_Comm comm, Topology* out) {
+  Topology t;
+  DUCT_MPI_CHECK(MPI_Comm_rank(comm, &t.rank));
+  DUCT_MPI_CHECK(MPI_Comm_size(comm, &t.size));
+
+  // The node of each rank: the lowest rank of `comm` that shares memory with it.
+  MPI_Comm node_comm;
+  DUCT_MPI_CHECK(PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, t.rank, MPI_INFO_NULL, &node_comm));
+  int local_rank = 0, local_size = 1;
+  MPI_Comm_rank(node_comm, &local_rank);
+  MPI_Comm_size(node_comm, &local_size);
+  int leader = t.rank;
+  int rc = PMPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node_comm);
+  PMPI_Comm_free(&node_comm);
+  if (rc != MPI_SUCCESS) return mpi_error(rc, "MPI_Allreduce(node leader)");
+
+  struct Row {
+    int leader;
+    int local_rank;
+    char host[MPI_MAX_PROCESSOR_NAME];
+  };
+  Row mine{};
+  mine.leader = leader;
+  mine.local_rank = local_rank;
+  std::snprintf(mine.host, sizeof mine.host, "%s", processor_name().c_str());
+  std::vector<Row> rows(static_cast<size_t>(t.size));
+  DUCT_MPI_CHECK(PMPI_Allgather(&mine, sizeof(Row), MPI_BYTE, rows.data(), sizeof(Row), MPI_BYTE, comm));
+
+  std::vector<int> leaders;
+  for (const Row& r : rows) leaders.push_back(r.leader);
+  std::sort(leaders.begin(), leaders.end());
+  leaders.erase(std::unique(leaders.begin(), leaders.end()), leaders.end());
+  t.num_nodes = static_cast<int>(leaders.size());
+  t.ranks_on.assign(leaders.size(), {});
+  for (int r = 0; r < t.size; ++r) {
+    const Row& row = rows[static_cast<size_t>(r)];
+    int node = static_cast<int>(std::lower_bound(leaders.begin(), leaders.end(), row.leader) - leaders.begin());
+    t.node_of.push_back(node);
+    t.local_rank_of.push_back(row.local_rank);
+    t.host_of.emplace_back(row.host);
+    t.ranks_on[static_cast<size_t>(node)].push_back(r);
+  }
+  t.node = t.node_of[static_cast<size_t>(t.rank)];
+  t.local_rank = local_rank;
+  t.local_size = local_size;
+  *out = std::move(t);
+  return Status::ok();
+}
+
+CommAttr::CommAttr(Deleter deleter) : shared_(new Shared{deleter}) {}
+
+int CommAttr::delete_fn(MPI_Comm, int, void* value, void* extra) {
+  auto* shared = static_cast<Shared*>(extra);
+  if (value && shared->deleter) shared->deleter(value);
+  return MPI_SUCCESS;
+}
+
+Status CommAttr::ensure_keyval() {
+  if (keyval_ != MPI_KEYVAL_INVALID) return Status::ok();
+  DUCT_MPI_CHECK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &CommAttr::delete_fn, &keyval_, shared_));
+  return Status::ok();
+}
+
+Status CommAttr::get(MPI_Comm comm, void** value) {
+  *value = nullptr;
+  if (keyval_ == MPI_KEYVAL_INVALID) return Status::ok();
+  int found = 0;
+  void* v = nullptr;
+  DUCT_MPI_CHECK(MPI_Comm_get_attr(comm, keyval_, &v, &found));
+  if (found) *value = v;
+  return Status::ok();
+}
+
+Status CommAttr::set(MPI_Comm comm, void* value) {
+  DUCT_TRY(ensure_keyval());
+  DUCT_MPI_CHECK(MPI_Comm_set_attr(comm, keyval_, value));
+  return Status::ok();
+}
+
+Status CommAttr::clear(MPI_Comm comm) {
+  if (keyval_ == MPI_KEYVAL_INVALID) return Status::ok();
+  Deleter d = shared_->deleter;
+  shared_->deleter = nullptr;  // detach without deleting
+  int rc = MPI_Comm_delete_attr(comm, keyval_);
+  shared_->deleter = d;
+  if (rc != MPI_SUCCESS) return mpi_error(rc, "MPI_Comm_delete_attr");
+  return Status::ok();
+}
+
+void CommAttr::release() noexcept {
+  if (keyval_ != MPI_KEYVAL_INVALID) MPI_Comm_free_keyval(&keyval_);
+  keyval_ = MPI_KEYVAL_INVALID;
+}
+
+}  // namespace duct

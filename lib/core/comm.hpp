@@ -1,0 +1,81 @@
+// duct core: what duct knows of an MPI communicator before any transport.
+//
+// Topology is built collectively, once per communicator, with PMPI calls
+// only (so an MPI interposition library never re-enters duct):
+// MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) gives the node of each rank.
+// CommAttr wraps an MPI attribute keyval that caches duct's per-communicator
+// state on the user's communicator and frees it when the communicator is
+// freed (MPI-4.0 §7.7).
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "core/status.hpp"
+
+namespace duct {
+
+// Map a failed MPI call to a Status naming the call and MPI's own message.
+Status mpi_error(int rc, const char* call);
+
+#define DUCT_MPI_CHECK(call)                                   \
+  do {                                                         \
+    int duct_mpi_rc_ = (call);                                 \
+    if (duct_mpi_rc_ != MPI_SUCCESS) return ::duct::mpi_error(duct_mpi_rc_, #call); \
+  } while (0)
+
+struct Topology {
+  int rank = 0;
+  int size = 1;
+  int num_nodes = 1;
+  int node = 0;              // index of this rank's node, 0..num_nodes-1
+  int local_rank = 0;        // rank within the node
+  int local_size = 1;        // ranks of this communicator on the node
+  std::vector<int> node_of;  // node index of every rank
+  std::vector<int> local_rank_of;       // local rank of every rank
+  std::vector<std::string> host_of;     // MPI_Get_processor_name of every rank
+  std::vector<std::vector<int>> ranks_on;  // ranks of every node, in rank order
+
+  bool same_node(int a, int b) const { return node_of[a] == node_of[b]; }
+};
+
+// Collective over `comm`. Node indices are ordered by the lowest rank on each
+// node, so they are the same on every rank.
+Status build_topology(MPI_Comm comm, Topology* out);
+
+// An attribute keyval whose values are deleted with `deleter` when the
+// communicator they are attached to is freed. Copies of the communicator
+// (MPI_Comm_dup) do not inherit the value.
+class CommAttr {
+ public:
+  using Deleter = void (*)(void* value) noexcept;
+  explicit CommAttr(Deleter deleter);
+
+  // Returns the cached value, or nullptr.
+  Status get(MPI_Comm comm, void** value);
+  Status set(MPI_Comm comm, void* value);
+  // Detach without running the deleter.
+  Status clear(MPI_Comm comm);
+  // Free the keyval (at finalize); cached values stay where they are.
+  void release() noexcept;
+
+ private:
+  static int delete_fn(MPI_Comm comm, int keyval, void* value, void* extra);
+  Status ensure_keyval();
+  // MPI may run the delete callback after this object is gone (attributes
+  // of MPI_COMM_WORLD are deleted late in MPI_Finalize), so the callback's
+  // state lives on the heap for the life of the process (a few bytes per
+  // keyval).
+  struct Shared {
+    Deleter deleter;
+  };
+  Shared* shared_;
+  int keyval_ = MPI_KEYVAL_INVALID;
+};
+
+// This process's host name (MPI_Get_processor_name).
+std::string processor_name();
+
+}  // namespace duct

@@ -1,0 +1,326 @@
+#include "core/config.hpp"
+
+#include <atomic>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string_view>
+
+#include "core/log.hpp"
+
+extern char** environ;
+
+namespace duct::config {
+
+namespace {
+
+// The table. Keep rows alphabetical within their group; docs/env.md is
+// generated from it (`duct-info -c --markdown`) and checked by a test.
+constexpr Var kTable[] = {
+    {"DUCT_LOG", Kind::choice, "warn", "error|warn|info|debug|trace", false,
+     "log level; messages go to stderr, prefixed with host and MPI_COMM_WORLD rank"},
+    {"DUCT_LOG_SUBSYS", Kind::subsys_list, "all", nullptr, false,
+     "comma list of subsystems to log: init,config,memory,reduce,channel,coll,select,capi or all"},
+    {"DUCT_CHANNEL", Kind::choice, "auto", "auto|ucx|ipc", true,
+     "channel for rank pairs on one node: auto (cuda_ipc where both ranks have a CUDA device, "
+     "else ucx), ucx (always ucx), ipc (cuda_ipc protocol on every same-node pair, even without "
+     "a GPU; for testing)"},
+    {"DUCT_TUNE", Kind::string, "", nullptr, true,
+     "algorithm selection override, e.g. 'allreduce:0-64k:recursive_doubling,64k-inf:ring'; "
+     "empty uses the built-in table (duct-info -a prints it)"},
+    {"DUCT_PIPELINE_CHUNK", Kind::size, "1M", nullptr, true,
+     "bytes per chunk when device memory is staged through pinned host bounce buffers"},
+    {"DUCT_PIPELINE_DEPTH", Kind::integer, "4", nullptr, false,
+     "bounce buffers (chunks in flight) per staged transfer"},
+    {"DUCT_EAGER_LIMIT", Kind::size, "8K", nullptr, true,
+     "largest message the cuda_ipc channel sends inline with its header instead of by IPC"},
+    {"DUCT_RING_SEGMENT", Kind::size, "256K", nullptr, true,
+     "bytes per pipelined segment of a ring step"},
+    {"DUCT_YIELD", Kind::choice, "auto", "auto|spin|yield", false,
+     "waiting ranks: spin, yield the core after a few idle polls, or auto (yield when a node "
+     "has more ranks than cores)"},
+};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+Status bad_value(const Var& v, const char* value, const std::string& expected) {
+  return make_error(Errc::config, "environment variable %s has invalid value '%s' (expected %s)",
+                    v.name, value, expected.c_str());
+}
+
+int choice_index(const Var& v, const char* value) {
+  std::string_view all(v.choices);
+  int idx = 0;
+  while (true) {
+    size_t bar = all.find('|');
+    if (all.substr(0, bar) == value) return idx;
+    if (bar == std::string_view::npos) return -1;
+    all.remove_prefix(bar + 1);
+    ++idx;
+  }
+}
+
+Status parse_subsys_list(const char* text, unsigned* mask) {
+  unsigned m = 0;
+  std::string_view rest(text);
+  while (!rest.empty()) {
+    size_t comma = rest.find(',');
+    std::string name(trim(rest.substr(0, comma)));
+    if (!name.empty()) {
+      log::Subsys s;
+      if (!log::parse_subsys(name.c_str(), &s))
+        return make_error(Errc::config, "unknown log subsystem '%s'", name.c_str());
+      m |= static_cast<unsigned>(s);
+    }
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  *mask = m ? m : static_cast<unsigned>(log::Subsys::all);
+  return Status::ok();
+}
+
+// Store one row's text value into the matching field of `c`.
+Status apply(const Var& v, const char* value, Config* c) {
+  std::string_view name(v.name);
+  auto choice = [&](auto* field) -> Status {
+    int i = choice_index(v, value);
+    if (i < 0) return bad_value(v, value, std::string("one of ") + v.choices);
+    *field = static_cast<std::remove_pointer_t<decltype(field)>>(i);
+    return Status::ok();
+  };
+  if (name == "DUCT_LOG") {
+    int lvl = choice_index(v, value);
+    if (lvl < 0) return bad_value(v, value, std::string("one of ") + v.choices);
+    c->log_level = lvl;
+    return Status::ok();
+  }
+  if (name == "DUCT_LOG_SUBSYS") {
+    Status st = parse_subsys_list(value, &c->log_subsys);
+    return st ? st : bad_value(v, value, "a comma list of subsystem names");
+  }
+  if (name == "DUCT_CHANNEL") return choice(&c->channel);
+  if (name == "DUCT_YIELD") return choice(&c->yield);
+  if (name == "DUCT_TUNE") {
+    c->tune = value;
+    return Status::ok();
+  }
+  auto size_field = [&](size_t* field, size_t min) -> Status {
+    size_t s;
+    if (!parse_size(value, &s) || s < min)
+      return bad_value(v, value, "a byte count of at least " + format_size(min) + " like 64K or 1M");
+    *field = s;
+    return Status::ok();
+  };
+  if (name == "DUCT_PIPELINE_CHUNK") return size_field(&c->pipeline_chunk, 4096);
+  if (name == "DUCT_EAGER_LIMIT") return size_field(&c->eager_limit, 0);
+  if (name == "DUCT_RING_SEGMENT") return size_field(&c->ring_segment, 4096);
+  if (name == "DUCT_PIPELINE_DEPTH") {
+    long d;
+    if (!parse_long(value, &d) || d < 1 || d > 64)
+      return bad_value(v, value, "an integer from 1 to 64");
+    c->pipeline_depth = d;
+    return Status::ok();
+  }
+  return make_error(Errc::internal, "config row %s has no parser", v.name);
+}
+
+Config g_config;
+Status g_status;
+std::atomic<bool> g_loaded{false};
+std::mutex g_load_mutex;
+
+}  // namespace
+
+std::span<const Var> table() noexcept { return kTable; }
+
+Env process_env() {
+  return [](const char* name) -> const char* { return std::getenv(name); };
+}
+
+std::string value_of(const Var& v, const Env& env) {
+  const char* s = env(v.name);
+  return s ? s : v.def;
+}
+
+Status parse(const Env& env, Config* out) {
+  Status first;
+  for (const Var& v : kTable) {
+    Status st = apply(v, v.def, out);
+    if (!st) return st.context("default of " + std::string(v.name));
+    const char* s = env(v.name);
+    if (!s) continue;
+    st = apply(v, s, out);
+    if (!st && first) first = st;
+  }
+  return first;
+}
+
+const Config& get() {
+  // An atomic fast path: std::call_once costs a thread-local lookup per call.
+  if (g_loaded.load(std::memory_order_acquire)) return g_config;
+  std::lock_guard<std::mutex> lock(g_load_mutex);
+  if (g_loaded.load(std::memory_order_relaxed)) return g_config;
+  {
+    g_status = parse(process_env(), &g_config);
+    log::g_state.level = g_config.log_level;
+    log::g_state.subsys_mask = g_config.log_subsys;
+    if (!g_status) DUCT_LOG(error, config, "%s", g_status.message().c_str());
+    std::string unknown = unknown_vars();
+    if (!unknown.empty())
+      DUCT_WARN(config, "unknown environment variables (not in duct's table): %s", unknown.c_str());
+  }
+  g_loaded.store(true, std::memory_order_release);
+  return g_config;
+}
+
+const Status& load_status() {
+  get();
+  return g_status;
+}
+
+unsigned long long agree_digest(const Env& env) {
+  // FNV-1a over "name=value;" of every must_agree row.
+  unsigned long long h = 1469598103934665603ull;
+  for (const Var& v : kTable) {
+    if (!v.must_agree) continue;
+    std::string kv = std::string(v.name) + "=" + value_of(v, env) + ";";
+    for (unsigned char ch : kv) {
+      h ^= ch;
+      h *= 1099511628211ull;
+    }
+  }
+  return h;
+}
+
+std::string unknown_vars() {
+  std::string out;
+  for (char** e = environ; e && *e; ++e) {
+    std::string_view kv(*e);
+    if (kv.substr(0, 5) != "DUCT_") continue;
+    std::string_view name = kv.substr(0, kv.find('='));
+    bool known = false;
+    for (const Var& v : kTable) known = known || name == v.name;
+    if (!known) {
+      if (!out.empty()) out += ", ";
+      out += name;
+    }
+  }
+  return out;
+}
+
+Status parse_size(const char* text, size_t* out) {
+  std::string_view s = trim(text ? text : "");
+  if (s.empty() || !(s[0] >= '0' && s[0] <= '9'))
+    return make_error(Errc::config, "'%s' is not a byte count", text ? text : "");
+  errno = 0;
+  char* end = nullptr;
+  std::string digits(s);
+  unsigned long long n = std::strtoull(digits.c_str(), &end, 10);
+  if (errno == ERANGE) return make_error(Errc::config, "'%s' is too large", text);
+  std::string_view suffix(end);
+  unsigned shift = 0;
+  if (!suffix.empty()) {
+    switch (suffix[0]) {
+      case 'k': case 'K': shift = 10; break;
+      case 'm': case 'M': shift = 20; break;
+      case 'g': case 'G': shift = 30; break;
+      case 't': case 'T': shift = 40; break;
+      case 'b': case 'B': shift = 0; break;
+      default: return make_error(Errc::config, "'%s' has an unknown unit", text);
+    }
+    std::string_view rest = suffix.substr(1);
+    if (shift && !rest.empty() && rest != "B" && rest != "iB" && rest != "b")
+      return make_error(Errc::config, "'%s' has an unknown unit", text);
+    if (!shift && !rest.empty()) return make_error(Errc::config, "'%s' has an unknown unit", text);
+  }
+  if (shift && n > (~0ull >> shift)) return make_error(Errc::config, "'%s' is too large", text);
+  *out = static_cast<size_t>(n << shift);
+  return Status::ok();
+}
+
+Status parse_long(const char* text, long* out) {
+  std::string s(trim(text ? text : ""));
+  if (s.empty()) return make_error(Errc::config, "empty integer");
+  errno = 0;
+  char* end = nullptr;
+  long v = std::strtol(s.c_str(), &end, 10);
+  if (errno == ERANGE || *end != '\0')
+    return make_error(Errc::config, "'%s' is not an integer", text);
+  *out = v;
+  return Status::ok();
+}
+
+Status parse_bool(const char* text, bool* out) {
+  std::string_view s = trim(text ? text : "");
+  for (const char* t : {"1", "y", "yes", "on", "true"})
+    if (s == t) return (*out = true), Status::ok();
+  for (const char* f : {"0", "n", "no", "off", "false"})
+    if (s == f) return (*out = false), Status::ok();
+  return make_error(Errc::config, "'%s' is not a boolean (use 1/0, yes/no, on/off)", text);
+}
+
+Status parse_seconds(const char* text, double* out) {
+  std::string s(trim(text ? text : ""));
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || *end != '\0' || !std::isfinite(v) || v < 0)
+    return make_error(Errc::config, "'%s' is not a number of seconds", text);
+  *out = v;
+  return Status::ok();
+}
+
+std::string format_size(size_t bytes) {
+  static const char* units[] = {"", "K", "M", "G", "T"};
+  int u = 0;
+  size_t v = bytes;
+  while (u < 4 && v >= 1024 && v % 1024 == 0) {
+    v /= 1024;
+    ++u;
+  }
+  return std::to_string(v) + units[u];
+}
+
+namespace {
+const char* kind_name(Kind k) {
+  switch (k) {
+    case Kind::boolean: return "bool";
+    case Kind::integer: return "integer";
+    case Kind::size: return "bytes";
+    case Kind::seconds: return "seconds";
+    case Kind::choice: return "choice";
+    case Kind::string: return "string";
+    case Kind::subsys_list: return "list";
+  }
+  return "?";
+}
+}  // namespace
+
+std::string render_markdown() {
+  std::string out =
+      "# duct environment variables\n\n"
+      "Generated from the configuration table in `lib/core/config.cpp` by\n"
+      "`duct-info -c --markdown`; a test fails when this page and the table differ.\n"
+      "Variables marked *agree* must have the same value on every rank of a\n"
+      "communicator: duct checks this when it first uses the communicator.\n\n"
+      "| variable | type | default | agree | meaning |\n"
+      "| --- | --- | --- | --- | --- |\n";
+  for (const Var& v : kTable) {
+    std::string type = kind_name(v.kind);
+    if (v.kind == Kind::choice) type += " (" + std::string(v.choices) + ")";
+    std::string def = "(empty)";
+    if (*v.def) def.assign("`").append(v.def).append("`");
+    for (char& ch : type)
+      if (ch == '|') ch = '/';
+    out += "| `" + std::string(v.name) + "` | " + type + " | " + def + " | " +
+           (v.must_agree ? "yes" : "") + " | " + v.doc + " |\n";
+  }
+  return out;
+}
+
+}  // namespace duct::config

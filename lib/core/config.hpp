@@ -1,0 +1,82 @@
+// duct core: the one table of DUCT_* environment variables.
+//
+// Every setting is one row (name, type, default, one-line doc). The table is
+// read once, on first use; `duct-info -c` prints it and docs/env.md is
+// generated from it. Nothing else in duct calls getenv() for DUCT_*.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <span>
+#include <string>
+
+#include "core/status.hpp"
+
+namespace duct::config {
+
+enum class Kind { boolean, integer, size, seconds, choice, string, subsys_list };
+
+struct Var {
+  const char* name;
+  Kind kind;
+  const char* def;      // default, as it would be written in the environment
+  const char* choices;  // for Kind::choice: "a|b|c"; otherwise nullptr
+  bool must_agree;      // must be equal on every rank of a communicator
+  const char* doc;
+};
+
+enum class ChannelMode { auto_, ucx, ipc };
+enum class YieldMode { auto_, spin, yield };
+
+// The parsed values, one field per row of the table.
+struct Config {
+  int log_level = 1;                 // DUCT_LOG (duct::log::Level)
+  unsigned log_subsys = 0xffu;       // DUCT_LOG_SUBSYS
+  ChannelMode channel = ChannelMode::auto_;  // DUCT_CHANNEL
+  std::string tune;                  // DUCT_TUNE
+  size_t pipeline_chunk = 1u << 20;  // DUCT_PIPELINE_CHUNK
+  long pipeline_depth = 4;           // DUCT_PIPELINE_DEPTH
+  size_t eager_limit = 8u << 10;     // DUCT_EAGER_LIMIT
+  size_t ring_segment = 1u << 20;    // DUCT_RING_SEGMENT
+  YieldMode yield = YieldMode::auto_;  // DUCT_YIELD
+};
+
+std::span<const Var> table() noexcept;
+
+// Environment lookup; returns nullptr when unset. Injectable for unit tests.
+using Env = std::function<const char*(const char*)>;
+Env process_env();
+
+// Parse every row from `env` into `out`. On an invalid value, returns an
+// Errc::config status naming the variable, the value and what was expected;
+// `out` then holds defaults for the rows that failed.
+Status parse(const Env& env, Config* out);
+
+// The process configuration, parsed from the environment once (thread safe).
+const Config& get();
+// The status of that parse (ok, or the first invalid variable).
+const Status& load_status();
+
+// The value a row has in `env`, or its default when unset.
+std::string value_of(const Var& v, const Env& env);
+
+// A digest of the must_agree rows, compared across ranks when a
+// communicator context is created.
+unsigned long long agree_digest(const Env& env);
+
+// DUCT_* variables in `environ` that are not in the table (likely typos).
+std::string unknown_vars();
+
+// Value parsers, exposed for unit tests.
+// Sizes: "4096", "64k", "64K", "64KiB", "1m", "2G" (binary multiples).
+Status parse_size(const char* text, size_t* out);
+Status parse_long(const char* text, long* out);
+Status parse_bool(const char* text, bool* out);
+Status parse_seconds(const char* text, double* out);
+// Human form of a byte count: "64K", "1M", "1000003".
+std::string format_size(size_t bytes);
+
+// Markdown rendering of the table (docs/env.md).
+std::string render_markdown();
+
+}  // namespace duct::config

@@ -1,0 +1,116 @@
+#include "memory/buffer.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <utility>
+
+namespace duct::memory {
+
+Buffer& Buffer::operator=(Buffer&& o) noexcept {
+  if (this != &o) {
+    reset();
+    std::swap(data_, o.data_);
+    std::swap(size_, o.size_);
+    std::swap(kind_, o.kind_);
+    std::swap(pinned_, o.pinned_);
+  }
+  return *this;
+}
+
+Status Buffer::reserve(MemKind kind, std::size_t bytes) {
+  if (data_ && kind_ == kind && size_ >= bytes) return Status::ok();
+  reset();
+  if (bytes == 0) bytes = 64;
+  if (kind == MemKind::device) {
+    DUCT_TRY(cuda::alloc_device(bytes, &data_).context("device scratch of " + std::to_string(bytes) + " bytes"));
+  } else {
+    std::size_t rounded = (bytes + 63) / 64 * 64;
+    data_ = std::aligned_alloc(64, rounded);
+    if (!data_) return make_error(Errc::no_memory, "host scratch of %zu bytes: allocation failed", bytes);
+  }
+  size_ = bytes;
+  kind_ = kind;
+  return Status::ok();
+}
+
+void Buffer::reset() noexcept {
+  if (!data_) return;
+  if (kind_ == MemKind::device)
+    cuda::free_device(data_);
+  else
+    std::free(data_);
+  data_ = nullptr;
+  size_ = 0;
+}
+
+Fence::~Fence() { cuda::event_destroy(event_); }
+
+Status Fence::record(void* stream) {
+  if (!event_) DUCT_TRY(cuda::event_create(&event_));
+  DUCT_TRY(cuda::event_record(event_, stream));
+  pending_ = true;
+  return Status::ok();
+}
+
+Status Fence::ready(bool* done) {
+  if (!pending_) {
+    *done = true;
+    return Status::ok();
+  }
+  DUCT_TRY(cuda::event_query(event_, done));
+  if (*done) pending_ = false;
+  return Status::ok();
+}
+
+BouncePool& BouncePool::instance() {
+  static BouncePool pool;
+  return pool;
+}
+
+void BouncePool::configure(std::size_t chunk_bytes, std::size_t max_chunks) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (chunk_bytes > chunk_) {
+    // Larger chunks requested: free the idle small ones now and retire the
+    // busy ones (release() frees a chunk it does not know).
+    for (void* p : free_) cuda::free_pinned(p);
+    free_.clear();
+    all_.clear();
+    chunk_ = chunk_bytes;
+  }
+  if (max_chunks > max_) max_ = max_chunks;
+}
+
+Status BouncePool::acquire(void** chunk) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  *chunk = nullptr;
+  if (!free_.empty()) {
+    *chunk = free_.back();
+    free_.pop_back();
+    return Status::ok();
+  }
+  if (all_.size() >= max_) return Status::ok();
+  void* p = nullptr;
+  DUCT_TRY(cuda::alloc_pinned(chunk_, &p).context("bounce buffer"));
+  all_.push_back(p);
+  *chunk = p;
+  return Status::ok();
+}
+
+void BouncePool::release(void* chunk) noexcept {
+  if (!chunk) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (std::find(all_.begin(), all_.end(), chunk) != all_.end()) {
+    free_.push_back(chunk);
+  } else {
+    cuda::free_pinned(chunk);  // from before a reconfigure
+  }
+}
+
+void BouncePool::clear() noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (void* p : all_) cuda::free_pinned(p);
+  all_.clear();
+  free_.clear();
+}
+
+}  // namespace duct::memory

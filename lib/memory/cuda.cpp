@@ -1,0 +1,312 @@
+// CUDA runtime wrappers (built when duct has CUDA).
+//
+// Pointer queries use the driver's cuPointerGetAttributes, reached through
+// the runtime's driver entry point so that libduct never links libcuda (it
+// must load on machines without a driver), and so that a query on a host
+// pointer creates no CUDA context.
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "core/log.hpp"
+#include "memory/cuda.hpp"
+
+namespace duct::memory::cuda {
+
+namespace {
+
+Status cuda_error(cudaError_t e, const char* call) {
+  return make_error(Errc::cuda, "%s failed: %s (%s)", call, cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+#define DUCT_CUDA_CHECK(call)                                      \
+  do {                                                             \
+    cudaError_t duct_cuda_e_ = (call);                             \
+    if (duct_cuda_e_ != cudaSuccess) return cuda_error(duct_cuda_e_, #call); \
+  } while (0)
+
+using PointerGetAttributes = CUresult (*)(unsigned int, CUpointer_attribute*, void**, CUdeviceptr);
+
+struct State {
+  std::atomic<bool> probed{false};
+  bool available = false;
+  int count = 0;
+  std::string reason;
+  PointerGetAttributes get_attrs = nullptr;
+  std::mutex mutex;
+  std::map<int, cudaStream_t> streams;  // per device
+  std::vector<cudaEvent_t> free_events;
+};
+
+State& state() {
+  static State s;
+  return s;
+}
+
+void probe() {
+  State& s = state();
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    s.reason = std::string("cudaGetDeviceCount: ") + cudaGetErrorString(e);
+    cudaGetLastError();
+    return;
+  }
+  if (n <= 0) {
+    s.reason = "no CUDA device is visible";
+    return;
+  }
+  s.available = true;
+  s.count = n;
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult q{};
+#if CUDART_VERSION >= 12050
+  e = cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &fn, 7000, cudaEnableDefault, &q);
+#else
+  e = cudaGetDriverEntryPoint("cuPointerGetAttributes", &fn, cudaEnableDefault, &q);
+#endif
+  if (e == cudaSuccess && q == cudaDriverEntryPointSuccess && fn)
+    s.get_attrs = reinterpret_cast<PointerGetAttributes>(fn);
+  else
+    DUCT_INFO(memory, "cuPointerGetAttributes not found through the runtime; using cudaPointerGetAttributes");
+  DUCT_INFO(memory, "%d CUDA device(s) visible", n);
+}
+
+State& ready() {
+  State& s = state();
+  if (s.probed.load(std::memory_order_acquire)) return s;  // fast path: no call_once TLS lookup
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.probed.load(std::memory_order_relaxed)) {
+    probe();
+    s.probed.store(true, std::memory_order_release);
+  }
+  return s;
+}
+
+}  // namespace
+
+bool built() noexcept { return true; }
+bool available() noexcept { return ready().available; }
+const std::string& unavailable_reason() noexcept { return ready().reason; }
+int device_count() noexcept { return ready().count; }
+
+Status query(const void* p, PtrInfo* out) noexcept {
+  *out = PtrInfo{};
+  State& s = ready();
+  if (!s.available || p == nullptr) return Status::ok();
+  if (s.get_attrs) {
+    unsigned int memtype = 0, managed = 0, ipc_capable = 0;
+    int ordinal = -1;
+    unsigned long long buffer_id = 0;
+    CUdeviceptr start = 0;
+    size_t size = 0;
+    CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                   CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, CU_POINTER_ATTRIBUTE_BUFFER_ID,
+                                   CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE,
+                                   CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE};
+    void* data[] = {&memtype, &managed, &ordinal, &buffer_id, &start, &size, &ipc_capable};
+    CUresult r = s.get_attrs(sizeof attrs / sizeof attrs[0], attrs, data, reinterpret_cast<CUdeviceptr>(p));
+    if (r != CUDA_SUCCESS) {
+      // Not a pointer CUDA knows: ordinary host memory.
+      return Status::ok();
+    }
+    if (managed) {
+      out->managed = true;  // host-accessible; treated as host
+    } else if (memtype == CU_MEMORYTYPE_DEVICE) {
+      out->kind = MemKind::device;
+      out->device = ordinal;
+      out->base = static_cast<std::uintptr_t>(start);
+      out->size = size;
+      out->buffer_id = buffer_id;
+      if (!ipc_capable) out->buffer_id = 0;  // e.g. cudaMallocAsync pools: not exportable
+    } else if (memtype == CU_MEMORYTYPE_HOST) {
+      out->registered = true;
+    }
+    return Status::ok();
+  }
+  cudaPointerAttributes a{};
+  cudaError_t e = cudaPointerGetAttributes(&a, p);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return Status::ok();
+  }
+  if (a.type == cudaMemoryTypeDevice) {
+    out->kind = MemKind::device;
+    out->device = a.device;
+    out->base = reinterpret_cast<std::uintptr_t>(p);  // no range information: export p itself
+  } else if (a.type == cudaMemoryTypeManaged) {
+    out->managed = true;
+  } else if (a.type == cudaMemoryTypeHost) {
+    out->registered = true;
+  }
+  return Status::ok();
+}
+
+Status current_device(int* dev) noexcept {
+  DUCT_CUDA_CHECK(cudaGetDevice(dev));
+  return Status::ok();
+}
+
+Status pci_bus_id(int dev, std::string* out) noexcept {
+  char bus[32] = {};
+  DUCT_CUDA_CHECK(cudaDeviceGetPCIBusId(bus, sizeof bus, dev));
+  *out = bus;
+  return Status::ok();
+}
+
+Status device_by_pci_bus_id(const std::string& bus, int* dev) noexcept {
+  DUCT_CUDA_CHECK(cudaDeviceGetByPCIBusId(dev, bus.c_str()));
+  return Status::ok();
+}
+
+Status can_access_peer(int dev, int peer, bool* out) noexcept {
+  if (dev == peer) {
+    *out = true;
+    return Status::ok();
+  }
+  int can = 0;
+  DUCT_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, dev, peer));
+  *out = can != 0;
+  return Status::ok();
+}
+
+std::string device_name(int dev) noexcept {
+  cudaDeviceProp p{};
+  if (cudaGetDeviceProperties(&p, dev) != cudaSuccess) return "?";
+  return p.name;
+}
+
+Status stream(void** out) noexcept {
+  State& s = ready();
+  int dev = 0;
+  DUCT_CUDA_CHECK(cudaGetDevice(&dev));
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto it = s.streams.find(dev);
+  if (it == s.streams.end()) {
+    cudaStream_t st;
+    DUCT_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    it = s.streams.emplace(dev, st).first;
+  }
+  *out = it->second;
+  return Status::ok();
+}
+
+Status stream_sync(void* st) noexcept {
+  DUCT_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(st)));
+  return Status::ok();
+}
+
+Status copy_async(void* dst, const void* src, std::size_t bytes, void* st) noexcept {
+  if (bytes == 0) return Status::ok();
+  DUCT_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, static_cast<cudaStream_t>(st)));
+  return Status::ok();
+}
+
+Status copy(void* dst, const void* src, std::size_t bytes) noexcept {
+  if (bytes == 0) return Status::ok();
+  void* st = nullptr;
+  DUCT_TRY(stream(&st));
+  DUCT_TRY(copy_async(dst, src, bytes, st));
+  return stream_sync(st);
+}
+
+Status alloc_device(std::size_t bytes, void** out) noexcept {
+  DUCT_CUDA_CHECK(cudaMalloc(out, bytes ? bytes : 1));
+  return Status::ok();
+}
+
+void free_device(void* p) noexcept {
+  if (p) cudaFree(p);
+}
+
+Status alloc_pinned(std::size_t bytes, void** out) noexcept {
+  DUCT_CUDA_CHECK(cudaHostAlloc(out, bytes ? bytes : 1, cudaHostAllocPortable));
+  return Status::ok();
+}
+
+void free_pinned(void* p) noexcept {
+  if (p) cudaFreeHost(p);
+}
+
+Status event_create(void** ev) noexcept {
+  State& s = ready();
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (!s.free_events.empty()) {
+      *ev = s.free_events.back();
+      s.free_events.pop_back();
+      return Status::ok();
+    }
+  }
+  cudaEvent_t e;
+  DUCT_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  *ev = e;
+  return Status::ok();
+}
+
+void event_destroy(void* ev) noexcept {
+  if (!ev) return;
+  State& s = ready();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.free_events.push_back(static_cast<cudaEvent_t>(ev));
+}
+
+Status event_record(void* ev, void* st) noexcept {
+  DUCT_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(ev), static_cast<cudaStream_t>(st)));
+  return Status::ok();
+}
+
+Status event_query(void* ev, bool* done) noexcept {
+  cudaError_t e = cudaEventQuery(static_cast<cudaEvent_t>(ev));
+  if (e == cudaErrorNotReady) {
+    *done = false;
+    return Status::ok();
+  }
+  if (e != cudaSuccess) return cuda_error(e, "cudaEventQuery");
+  *done = true;
+  return Status::ok();
+}
+
+Status ipc_get_handle(void* base, IpcHandle* out) noexcept {
+  static_assert(sizeof(cudaIpcMemHandle_t) == sizeof(IpcHandle));
+  cudaIpcMemHandle_t h;
+  DUCT_CUDA_CHECK(cudaIpcGetMemHandle(&h, base));
+  std::memcpy(out->bytes, &h, sizeof h);
+  return Status::ok();
+}
+
+Status ipc_open(const IpcHandle& in, void** mapped) noexcept {
+  cudaIpcMemHandle_t h;
+  std::memcpy(&h, in.bytes, sizeof h);
+  DUCT_CUDA_CHECK(cudaIpcOpenMemHandle(mapped, h, cudaIpcMemLazyEnablePeerAccess));
+  return Status::ok();
+}
+
+Status ipc_close(void* mapped) noexcept {
+  DUCT_CUDA_CHECK(cudaIpcCloseMemHandle(mapped));
+  return Status::ok();
+}
+
+void shutdown() noexcept {
+  State& s = state();
+  if (!s.available) return;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  for (auto& [dev, st] : s.streams) {
+    int cur = 0;
+    cudaGetDevice(&cur);
+    cudaSetDevice(dev);
+    cudaStreamSynchronize(st);
+    cudaStreamDestroy(st);
+    cudaSetDevice(cur);
+  }
+  s.streams.clear();
+  for (cudaEvent_t e : s.free_events) cudaEventDestroy(e);
+  s.free_events.clear();
+}
+
+}  // namespace duct::memory::cuda

@@ -1,0 +1,88 @@
+// duct memory: everything duct asks of CUDA, behind duct's own types.
+//
+// lib/channel and lib/coll use these wrappers and never call cuda* directly.
+// Built from cuda.cpp with CUDA, from cuda_stub.cpp without it; the stub
+// reports "no device" and every pointer as host memory.
+//
+// "No device" is a normal condition: available() is false when there is no
+// driver, no device, or duct was built without CUDA, and unavailable_reason()
+// says which. Host-only use never creates a CUDA context.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "core/status.hpp"
+
+namespace duct::memory {
+
+enum class MemKind : std::uint8_t { host = 0, device = 1 };
+
+inline const char* kind_name(MemKind k) { return k == MemKind::device ? "device" : "host"; }
+
+// What cuPointerGetAttributes says of a pointer.
+struct PtrInfo {
+  MemKind kind = MemKind::host;
+  bool managed = false;          // CUDA managed memory (treated as host: the CPU can touch it)
+  bool registered = false;       // pinned / cudaHostRegister'ed host memory
+  int device = -1;               // device ordinal of device memory
+  std::uintptr_t base = 0;       // allocation start (device memory)
+  std::size_t size = 0;          // allocation size (device memory)
+  unsigned long long buffer_id = 0;  // CU_POINTER_ATTRIBUTE_BUFFER_ID (device memory)
+};
+
+// An opaque cudaIpcMemHandle_t (64 bytes).
+struct IpcHandle {
+  unsigned char bytes[64];
+};
+
+namespace cuda {
+
+bool built() noexcept;
+bool available() noexcept;
+const std::string& unavailable_reason() noexcept;
+int device_count() noexcept;
+
+// Memory kind and allocation of `p` (host when CUDA is unavailable).
+Status query(const void* p, PtrInfo* out) noexcept;
+
+// The calling thread's current device, and a device's PCI bus id.
+Status current_device(int* dev) noexcept;
+Status pci_bus_id(int dev, std::string* out) noexcept;
+Status device_by_pci_bus_id(const std::string& bus, int* dev) noexcept;
+Status can_access_peer(int dev, int peer, bool* out) noexcept;
+std::string device_name(int dev) noexcept;
+
+// duct's stream on the current device (created on first use, non-blocking).
+Status stream(void** out) noexcept;
+Status stream_sync(void* stream) noexcept;
+
+// Copies between any two kinds (cudaMemcpyDefault; UVA).
+Status copy_async(void* dst, const void* src, std::size_t bytes, void* stream) noexcept;
+Status copy(void* dst, const void* src, std::size_t bytes) noexcept;
+
+// Allocation. Pinned host memory is page-locked and portable.
+Status alloc_device(std::size_t bytes, void** out) noexcept;
+void free_device(void* p) noexcept;
+Status alloc_pinned(std::size_t bytes, void** out) noexcept;
+void free_pinned(void* p) noexcept;
+
+// Events: a completion marker recorded on a stream.
+Status event_create(void** ev) noexcept;
+void event_destroy(void* ev) noexcept;
+Status event_record(void* ev, void* stream) noexcept;
+// *done is true once everything before the record has finished.
+Status event_query(void* ev, bool* done) noexcept;
+
+// CUDA IPC (same node): export the allocation starting at `base`, open a
+// peer's export, and close a mapping.
+Status ipc_get_handle(void* base, IpcHandle* out) noexcept;
+Status ipc_open(const IpcHandle& h, void** mapped) noexcept;
+Status ipc_close(void* mapped) noexcept;
+
+// Release duct's streams and events (at finalize).
+void shutdown() noexcept;
+
+}  // namespace cuda
+}  // namespace duct::memory

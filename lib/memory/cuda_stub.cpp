@@ -1,0 +1,49 @@
+// Built instead of cuda.cpp when duct is configured without CUDA: there is
+// never a device, every pointer is host memory, and device operations fail
+// with a message that says so.
+#include "memory/cuda.hpp"
+
+namespace duct::memory::cuda {
+
+namespace {
+Status no_cuda(const char* what) {
+  return make_error(Errc::not_supported, "%s: duct was built without CUDA", what);
+}
+}  // namespace
+
+bool built() noexcept { return false; }
+bool available() noexcept { return false; }
+const std::string& unavailable_reason() noexcept {
+  static const std::string r = "duct was built without CUDA";
+  return r;
+}
+int device_count() noexcept { return 0; }
+
+Status query(const void*, PtrInfo* out) noexcept {
+  *out = PtrInfo{};
+  return Status::ok();
+}
+
+Status current_device(int*) noexcept { return no_cuda("cudaGetDevice"); }
+Status pci_bus_id(int, std::string*) noexcept { return no_cuda("cudaDeviceGetPCIBusId"); }
+Status device_by_pci_bus_id(const std::string&, int*) noexcept { return no_cuda("cudaDeviceGetByPCIBusId"); }
+Status can_access_peer(int, int, bool*) noexcept { return no_cuda("cudaDeviceCanAccessPeer"); }
+std::string device_name(int) noexcept { return "none"; }
+Status stream(void**) noexcept { return no_cuda("cudaStreamCreate"); }
+Status stream_sync(void*) noexcept { return no_cuda("cudaStreamSynchronize"); }
+Status copy_async(void*, const void*, std::size_t, void*) noexcept { return no_cuda("cudaMemcpyAsync"); }
+Status copy(void*, const void*, std::size_t) noexcept { return no_cuda("cudaMemcpy"); }
+Status alloc_device(std::size_t, void**) noexcept { return no_cuda("cudaMalloc"); }
+void free_device(void*) noexcept {}
+Status alloc_pinned(std::size_t, void**) noexcept { return no_cuda("cudaHostAlloc"); }
+void free_pinned(void*) noexcept {}
+Status event_create(void**) noexcept { return no_cuda("cudaEventCreate"); }
+void event_destroy(void*) noexcept {}
+Status event_record(void*, void*) noexcept { return no_cuda("cudaEventRecord"); }
+Status event_query(void*, bool*) noexcept { return no_cuda("cudaEventQuery"); }
+Status ipc_get_handle(void*, IpcHandle*) noexcept { return no_cuda("cudaIpcGetMemHandle"); }
+Status ipc_open(const IpcHandle&, void**) noexcept { return no_cuda("cudaIpcOpenMemHandle"); }
+Status ipc_close(void*) noexcept { return no_cuda("cudaIpcCloseMemHandle"); }
+void shutdown() noexcept {}
+
+}  // namespace duct::memory::cuda

@@ -1,0 +1,12 @@
+// Built instead of device.cu when duct is configured without CUDA.
+#include "reduce/reduce.hpp"
+
+namespace duct::reduce {
+
+bool device_built() noexcept { return false; }
+
+Status device(void*, const void*, const void*, size_t, Elem, RedOp, void*) noexcept {
+  return make_error(Errc::not_supported, "duct was built without CUDA: no device reduction kernels");
+}
+
+}  // namespace duct::reduce

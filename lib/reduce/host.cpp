@@ -1,0 +1,93 @@
+// Host reduction loops. Built with -O3 (lib/meson.build) so GCC vectorises
+// the integer and float loops; the 16-bit float loops convert per element.
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include <cstdint>
+
+#include "reduce/ops.hpp"
+#include "reduce/reduce.hpp"
+
+namespace duct::reduce {
+
+namespace {
+
+using Fn = void (*)(void*, const void*, const void*, size_t) noexcept;
+
+template <class S, RedOp Op>
+void loop(void* dst, const void* a, const void* b, size_t n) noexcept {
+  using C = ops::Compute<S>;
+  S* d = static_cast<S*>(dst);
+  const S* x = static_cast<const S*>(a);
+  const S* y = static_cast<const S*>(b);
+  for (size_t i = 0; i < n; ++i) d[i] = C::store(ops::apply<Op>(C::load(x[i]), C::load(y[i])));
+}
+
+#if defined(__SSE2__)
+// Large out-of-place reductions: the destination is written, never read, so
+// ordinary stores first read every line (read-for-ownership). Reduce a chunk
+// into an L1-resident buffer and stream it out with non-temporal stores:
+// one memory stream less (measured on a 64 MiB 2-rank ring allreduce).
+constexpr size_t kStreamMin = 256u << 10;  // bytes; smaller vectors stay in cache anyway
+constexpr size_t kChunk = 4096;            // bytes per L1 chunk
+
+template <class S, RedOp Op>
+void loop_streaming(void* dst, const void* a, const void* b, size_t n) noexcept {
+  auto* d = static_cast<char*>(dst);
+  const auto* x = static_cast<const char*>(a);
+  const auto* y = static_cast<const char*>(b);
+  size_t bytes = n * sizeof(S);
+  // Head up to 16-byte alignment of dst, in whole elements.
+  size_t head = (16 - (reinterpret_cast<uintptr_t>(d) & 15)) & 15;
+  if (head % sizeof(S) != 0) return loop<S, Op>(dst, a, b, n);  // dst not element-aligned to 16: plain loop
+  loop<S, Op>(d, x, y, head / sizeof(S));
+  size_t off = head;
+  alignas(64) char tmp[kChunk];
+  while (bytes - off >= kChunk) {
+    loop<S, Op>(tmp, x + off, y + off, kChunk / sizeof(S));
+    for (size_t i = 0; i < kChunk; i += 16)
+      _mm_stream_si128(reinterpret_cast<__m128i*>(d + off + i), _mm_load_si128(reinterpret_cast<const __m128i*>(tmp + i)));
+    off += kChunk;
+  }
+  _mm_sfence();
+  loop<S, Op>(d + off, x + off, y + off, (bytes - off) / sizeof(S));
+}
+#endif
+
+template <class S, RedOp Op>
+void dispatch(void* dst, const void* a, const void* b, size_t n) noexcept {
+#if defined(__SSE2__)
+  if (n * sizeof(S) >= kStreamMin && dst != a && dst != b) return loop_streaming<S, Op>(dst, a, b, n);
+#endif
+  loop<S, Op>(dst, a, b, n);
+}
+
+Fn find(Elem e, RedOp op) noexcept {
+  return ops::visit_elem(ops::canonical_elem(e, op), [op](auto t) -> Fn {
+    using S = typename decltype(t)::type;
+    return ops::visit_op(op, [](auto o) -> Fn {
+      if constexpr (ops::implemented<S, decltype(o)::value>())
+        return &dispatch<S, decltype(o)::value>;
+      else
+        return nullptr;
+    });
+  });
+}
+
+}  // namespace
+
+bool supported(Elem e, RedOp op) noexcept {
+  return e < Elem::count_ && op < RedOp::count_ && find(e, op) != nullptr;
+}
+
+Status host(void* dst, const void* a, const void* b, size_t count, Elem e, RedOp op) noexcept {
+  if (count == 0) return Status::ok();
+  Fn f = supported(e, op) ? find(e, op) : nullptr;
+  if (!f)
+    return make_error(Errc::internal, "no host kernel for %s on %s", op_name(op), elem_name(e));
+  f(dst, a, b, count);
+  return Status::ok();
+}
+
+}  // namespace duct::reduce
