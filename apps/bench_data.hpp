@@ -38,17 +38,31 @@ inline std::int64_t input_value(int r, std::size_t i, RedOp op) {
   }
 }
 
-// The exact combination over ranks 0..n-1 (in int64; integer types wrap
-// when stored, as they do in duct and MPI).
-inline std::int64_t expected_value(int n, std::size_t i, RedOp op) {
+// An input as the value an element of type `e` holds: unsigned types hold
+// negative inputs wrapped around (-8 is 248 in uint8), which matters to
+// min and max.
+inline __int128 as_stored(Elem e, std::int64_t v) {
+  switch (e) {
+    case Elem::u8: return static_cast<std::uint8_t>(v);
+    case Elem::u16: return static_cast<std::uint16_t>(v);
+    case Elem::u32: return static_cast<std::uint32_t>(v);
+    case Elem::u64: return static_cast<std::uint64_t>(v);
+    default: return v;
+  }
+}
+
+// The exact combination over ranks 0..n-1 for elements of type `e` (in
+// 64-bit integers; integer types wrap when stored, as they do in duct and
+// MPI).
+inline std::int64_t expected_value(int n, std::size_t i, RedOp op, Elem e) {
   std::int64_t acc = input_value(0, i, op);
   for (int r = 1; r < n; ++r) {
     std::int64_t v = input_value(r, i, op);
     switch (op) {
       case RedOp::sum: acc = static_cast<std::int64_t>(static_cast<std::uint64_t>(acc) + static_cast<std::uint64_t>(v)); break;
       case RedOp::prod: acc = static_cast<std::int64_t>(static_cast<std::uint64_t>(acc) * static_cast<std::uint64_t>(v)); break;
-      case RedOp::min: acc = v < acc ? v : acc; break;
-      case RedOp::max: acc = v > acc ? v : acc; break;
+      case RedOp::min: acc = as_stored(e, v) < as_stored(e, acc) ? v : acc; break;
+      case RedOp::max: acc = as_stored(e, v) > as_stored(e, acc) ? v : acc; break;
       case RedOp::land: acc = (acc != 0) && (v != 0); break;
       case RedOp::lor: acc = (acc != 0) || (v != 0); break;
       case RedOp::lxor: acc = (acc != 0) != (v != 0); break;
@@ -88,7 +102,7 @@ inline std::size_t count_wrong(const void* buf, std::size_t count, Elem e, RedOp
   std::size_t wrong = 0;
   unsigned char want[8];
   for (std::size_t i = 0; i < count; ++i) {
-    store(want, e, expected_value(n, i, op));
+    store(want, e, expected_value(n, i, op, e));
     wrong += std::memcmp(want, static_cast<const char*>(buf) + i * esz, esz) != 0;
   }
   return wrong;

@@ -1,0 +1,196 @@
+// duct-info: what duct sees and would do on this job.
+//
+//   mpirun -np 4 duct-info          ranks, hosts, nodes, GPU and NUMA node per
+//                                   rank, the channel of every rank pair, UCX
+//   duct-info -c                    every DUCT_* variable: default, value, doc
+//   duct-info -c --markdown         the same as docs/env.md
+//   duct-info -a                    every algorithm and the selection table
+//   duct-info --has-device          exit 0 when a CUDA device is usable, else 1
+#include <mpi.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "channel/table.hpp"
+#include "channel/ucx.hpp"
+#include "coll/context.hpp"
+#include "core/config.hpp"
+#include "core/hwtopo.hpp"
+#include "duct/duct.h"
+#include "memory/cuda.hpp"
+#include "select/select.hpp"
+
+namespace {
+
+using namespace duct;
+
+void print_config(bool markdown) {
+  if (markdown) {
+    std::fputs(config::render_markdown().c_str(), stdout);
+    return;
+  }
+  auto env = config::process_env();
+  std::printf("# duct configuration (DUCT_* environment variables)\n");
+  for (const config::Var& v : config::table()) {
+    const char* set = env(v.name);
+    std::printf("%-22s = %-12s (default %s%s%s)\n    %s\n", v.name, config::value_of(v, env).c_str(),
+                *v.def ? v.def : "empty", set ? ", set" : "", v.must_agree ? ", must agree across ranks" : "",
+                v.doc);
+  }
+  std::string unknown = config::unknown_vars();
+  if (!unknown.empty()) std::printf("# unknown DUCT_* variables in the environment: %s\n", unknown.c_str());
+  const Status& st = config::load_status();
+  if (!st) std::printf("# invalid: %s\n", st.message().c_str());
+}
+
+void print_algorithms() {
+  std::printf("# duct algorithms\n");
+  for (const select::AlgoDesc& a : select::algorithms())
+    std::printf("%-10s %-20s %s%s\n", select::coll_name(a.coll), a.name, a.doc, a.fallback ? " [fallback]" : "");
+  select::Table t;
+  Status st = select::Table::make(config::get().tune, &t);
+  std::printf("\n# selection table (built-in: %s%s%s)\n", select::default_rules(),
+              config::get().tune.empty() ? "" : "; DUCT_TUNE=", config::get().tune.c_str());
+  if (!st)
+    std::printf("invalid DUCT_TUNE: %s\n", st.message().c_str());
+  else
+    std::fputs(t.describe().c_str(), stdout);
+}
+
+// Gather one string per rank at rank 0.
+std::vector<std::string> gather(const std::string& mine, MPI_Comm comm) {
+  int rank = 0, n = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &n);
+  int len = static_cast<int>(mine.size());
+  std::vector<int> lens(static_cast<size_t>(n)), displs(static_cast<size_t>(n));
+  MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, comm);
+  int total = 0;
+  for (int r = 0; r < n; ++r) {
+    displs[static_cast<size_t>(r)] = total;
+    total += lens[static_cast<size_t>(r)];
+  }
+  std::vector<char> all(static_cast<size_t>(rank == 0 ? total : 0) + 1);
+  MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, 0, comm);
+  std::vector<std::string> out;
+  if (rank == 0)
+    for (int r = 0; r < n; ++r)
+      out.emplace_back(all.data() + displs[static_cast<size_t>(r)], static_cast<size_t>(lens[static_cast<size_t>(r)]));
+  return out;
+}
+
+int job_info() {
+  int rank = 0, n = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  // Set duct up on MPI_COMM_WORLD the way a first collective would.
+  coll::Runtime* rt = nullptr;
+  coll::Context* ctx = nullptr;
+  Status st = coll::Runtime::get(&rt);
+  if (st) st = rt->context(MPI_COMM_WORLD, &ctx);
+  int ok = st.is_ok(), all_ok = 0;
+  MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  if (!all_ok) {
+    std::fprintf(stderr, "duct-info: rank %d: %s\n", rank, st ? "another rank failed" : st.message().c_str());
+    return 1;
+  }
+
+  const Topology& t = ctx->topo;
+  const channel::PeerInfo& me = ctx->channels->info(rank);
+  std::string gpu = "none";
+  if (me.cuda) {
+    int numa = hwtopo::pci_numa_node(me.bus_id);
+    gpu = strprintf("cuda:%d %s (%s, NUMA %d)", me.device, memory::cuda::device_name(me.device).c_str(), me.bus_id,
+                    numa);
+  }
+  std::string line = strprintf("rank %-3d host %-16s node %d local %d pid %-7d NUMA %-2d GPU %s\n", rank,
+                               t.host_of[static_cast<size_t>(rank)].c_str(), t.node, t.local_rank, me.pid, me.numa,
+                               gpu.c_str());
+  for (int r = 0; r < n; ++r)
+    if (r != rank) line += strprintf("    -> rank %-3d %s\n", r, ctx->channels->describe_pair(r).c_str());
+  std::vector<std::string> lines = gather(line, MPI_COMM_WORLD);
+
+  if (rank == 0) {
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+    int len = 0;
+    MPI_Get_library_version(lib, &len);
+    std::string libline(lib, static_cast<size_t>(len));
+    libline = libline.substr(0, libline.find('\n'));
+    channel::ucx::Worker* w = nullptr;
+    (void)channel::ucx::Worker::get(&w);
+    std::printf("# duct %s\n", DUCT_Version_string());
+    std::printf("# MPI: %s\n", libline.c_str());
+    std::printf("# UCX: %s\n", w ? w->describe().c_str() : "?");
+    std::printf("# CUDA: %s\n", memory::cuda::available()
+                                    ? strprintf("%d device(s) visible to rank 0", memory::cuda::device_count()).c_str()
+                                    : memory::cuda::unavailable_reason().c_str());
+    std::printf("# %s\n", hwtopo::describe().c_str());
+    std::printf("# %d rank(s) on %d node(s)\n", n, t.num_nodes);
+    for (int node = 0; node < t.num_nodes; ++node) {
+      std::string ranks;
+      for (int r : t.ranks_on[static_cast<size_t>(node)]) {
+        if (!ranks.empty()) ranks += ",";
+        ranks += std::to_string(r);
+      }
+      std::printf("#   node %d (%s): ranks %s\n", node, t.host_of[static_cast<size_t>(t.ranks_on[static_cast<size_t>(node)][0])].c_str(),
+                  ranks.c_str());
+    }
+    std::printf("\n# channel matrix (row: from, column: to; i = cuda_ipc, u = ucx, . = self)\n     ");
+    for (int c = 0; c < n && n <= 64; ++c) std::printf("%d", c % 10);
+    std::printf("\n");
+    for (int r = 0; r < n && n <= 64; ++r) {
+      std::printf("%4d ", r);
+      // Each rank's row is in its lines: "-> rank c <kind>".
+      for (int c = 0; c < n; ++c) {
+        if (c == r) {
+          std::printf(".");
+          continue;
+        }
+        std::string key = strprintf("-> rank %-3d ", c);
+        const std::string& l = lines[static_cast<size_t>(r)];
+        size_t p = l.find(key);
+        std::printf("%c", p == std::string::npos ? '?' : (l.compare(p + key.size(), 8, "cuda_ipc") == 0 ? 'i' : 'u'));
+      }
+      std::printf("\n");
+    }
+    std::printf("\n# ranks and their channels\n");
+    for (const std::string& l : lines) std::fputs(l.c_str(), stdout);
+    std::printf("\n");
+    print_config(false);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool cfg = false, markdown = false, algos = false, has_device = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "-c" || a == "--config") cfg = true;
+    else if (a == "--markdown") markdown = true;
+    else if (a == "-a" || a == "--algorithms") algos = true;
+    else if (a == "--has-device") has_device = true;
+    else {
+      std::fprintf(stderr, "usage: duct-info [-c [--markdown]] [-a] [--has-device]\n");
+      return 2;
+    }
+  }
+  // The local queries need no MPI.
+  if (has_device) {
+    if (!memory::cuda::available()) std::printf("no CUDA device: %s\n", memory::cuda::unavailable_reason().c_str());
+    return memory::cuda::available() ? 0 : 1;
+  }
+  if (cfg || algos) {
+    if (cfg) print_config(markdown);
+    if (algos) print_algorithms();
+    return 0;
+  }
+  MPI_Init(&argc, &argv);
+  int rc = job_info();
+  MPI_Finalize();
+  return rc;
+}

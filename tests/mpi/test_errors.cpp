@@ -1,0 +1,125 @@
+// Bad input under MPI_ERRORS_RETURN: each case returns an error code of the
+// right duct class whose MPI_Error_string names the call, the rank, the
+// argument and the value; nothing crashes or hangs, and the communicator
+// works afterwards.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "duct/duct.h"
+#include "testutil.hpp"
+
+using namespace duct::test;
+
+namespace {
+
+struct Result {
+  int rc;
+  int cls;
+  std::string text;
+};
+
+Result classify(int rc) {
+  Result r{rc, MPI_SUCCESS, ""};
+  if (rc == MPI_SUCCESS) return r;
+  MPI_Error_class(rc, &r.cls);
+  char buf[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, buf, &len);
+  r.text.assign(buf, static_cast<size_t>(len));
+  return r;
+}
+
+void expect(const Result& r, DUCT_Errclass cls, const std::vector<std::string>& words,
+            const std::string& call = "DUCT_Allreduce") {
+  INFO("message: " << r.text);
+  CHECK(r.rc != MPI_SUCCESS);
+  CHECK(r.cls == DUCT_Error_class(cls));
+  CHECK(r.text.find(call + " on rank " + std::to_string(rank()) + ": ") != std::string::npos);
+  for (const std::string& w : words) CHECK(r.text.find(w) != std::string::npos);
+}
+
+// All cases run on a private duplicate with MPI_ERRORS_RETURN, every rank
+// making the same bad call (so no rank is left waiting).
+struct ReturnComm {
+  MPI_Comm comm;
+  ReturnComm() {
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  }
+  ~ReturnComm() { MPI_Comm_free(&comm); }
+};
+
+}  // namespace
+
+TEST_CASE("bad arguments return duct error classes with a message naming them", "[errors]") {
+  ReturnComm rc;
+  MPI_Comm c = rc.comm;
+  std::vector<float> a(16, 1.0f), b(16, 0.0f);
+  Pending p("error-case calls (each must return at once)");
+
+  expect(classify(DUCT_Allreduce(nullptr, b.data(), 16, MPI_FLOAT, MPI_SUM, c)), DUCT_ERRCLASS_BUFFER,
+         {"sendbuf = NULL", "count = 16"});
+  expect(classify(DUCT_Allreduce(a.data(), nullptr, 16, MPI_FLOAT, MPI_SUM, c)), DUCT_ERRCLASS_BUFFER,
+         {"recvbuf = NULL"});
+  expect(classify(DUCT_Allreduce(a.data(), b.data(), -1, MPI_FLOAT, MPI_SUM, c)), DUCT_ERRCLASS_COUNT,
+         {"count = -1 is negative"});
+  expect(classify(DUCT_Allreduce_c(a.data(), b.data(), -5, MPI_FLOAT, MPI_SUM, c)), DUCT_ERRCLASS_COUNT,
+         {"count = -5"}, "DUCT_Allreduce_c");
+  expect(classify(DUCT_Allreduce(a.data(), b.data(), 16, MPI_DATATYPE_NULL, MPI_SUM, c)), DUCT_ERRCLASS_TYPE,
+         {"datatype = MPI_DATATYPE_NULL"});
+  expect(classify(DUCT_Allreduce(a.data(), b.data(), 16, MPI_FLOAT, MPI_OP_NULL, c)), DUCT_ERRCLASS_OP,
+         {"op = MPI_OP_NULL"});
+  expect(classify(DUCT_Allreduce(a.data(), b.data(), 16, MPI_FLOAT, MPI_BAND, c)), DUCT_ERRCLASS_OP,
+         {"MPI_BAND", "MPI_FLOAT"});
+  expect(classify(DUCT_Allreduce(a.data(), b.data(), 16, MPI_C_BOOL, MPI_SUM, c)), DUCT_ERRCLASS_OP,
+         {"MPI_SUM", "MPI_C_BOOL"});
+  expect(classify(DUCT_Allreduce(a.data(), MPI_IN_PLACE, 16, MPI_FLOAT, MPI_SUM, c)), DUCT_ERRCLASS_IN_PLACE,
+         {"recvbuf = MPI_IN_PLACE"});
+  expect(classify(DUCT_Allreduce(a.data(), a.data() + 4, 8, MPI_FLOAT, MPI_SUM, c)), DUCT_ERRCLASS_OVERLAP,
+         {"overlap", "MPI_IN_PLACE"});
+  expect(classify(DUCT_Allreduce(a.data(), a.data(), 16, MPI_FLOAT, MPI_SUM, c)), DUCT_ERRCLASS_OVERLAP,
+         {"overlap"});
+
+  // Nothing was written by the refused calls.
+  CHECK(b == std::vector<float>(16, 0.0f));
+  CHECK(a == std::vector<float>(16, 1.0f));
+
+  // Null buffers with count 0 are fine, as in MPI.
+  CHECK(DUCT_Allreduce(nullptr, nullptr, 0, MPI_FLOAT, MPI_SUM, c) == MPI_SUCCESS);
+
+  // The communicator still works.
+  CHECK(DUCT_Allreduce(a.data(), b.data(), 16, MPI_FLOAT, MPI_SUM, c) == MPI_SUCCESS);
+  CHECK(b == std::vector<float>(16, static_cast<float>(size())));
+}
+
+TEST_CASE("MPI_COMM_NULL is reported through MPI_COMM_WORLD's error handler", "[errors]") {
+  // MPI-3.1 §8.3: errors without a communicator go to MPI_COMM_WORLD (Open MPI 4).
+  MPI_Errhandler old;
+  MPI_Comm_get_errhandler(MPI_COMM_WORLD, &old);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  std::vector<float> a(4, 1.0f), b(4);
+  Result r;
+  {
+    Pending p("DUCT_Allreduce on MPI_COMM_NULL");
+    r = classify(DUCT_Allreduce(a.data(), b.data(), 4, MPI_FLOAT, MPI_SUM, MPI_COMM_NULL));
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, old);
+  MPI_Errhandler_free(&old);
+  expect(r, DUCT_ERRCLASS_COMM, {"comm = MPI_COMM_NULL"});
+}
+
+TEST_CASE("every duct error class is registered with a distinct MPI class and a text", "[errors]") {
+  std::vector<int> seen;
+  for (int e = DUCT_ERRCLASS_ARG; e <= DUCT_ERRCLASS_INTERNAL; ++e) {
+    int cls = DUCT_Error_class(static_cast<DUCT_Errclass>(e));
+    CHECK(cls > MPI_ERR_LASTCODE);
+    CHECK(std::find(seen.begin(), seen.end(), cls) == seen.end());
+    seen.push_back(cls);
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(cls, text, &len);
+    CHECK(std::string(text, static_cast<size_t>(len)).rfind("duct: ", 0) == 0);
+  }
+}

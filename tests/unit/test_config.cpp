@@ -1,0 +1,114 @@
+// The configuration table: parsing, defaults, errors, digest, docs.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <string>
+
+#include "core/config.hpp"
+
+using namespace duct;
+using namespace duct::config;
+
+namespace {
+Env fake(std::map<std::string, std::string> vars) {
+  auto held = std::make_shared<std::map<std::string, std::string>>(std::move(vars));
+  return [held](const char* name) -> const char* {
+    auto it = held->find(name);
+    return it == held->end() ? nullptr : it->second.c_str();
+  };
+}
+}  // namespace
+
+TEST_CASE("sizes parse with binary units", "[config]") {
+  size_t v = 0;
+  struct Case {
+    const char* text;
+    size_t want;
+  };
+  for (Case c : {Case{"0", 0}, Case{"4096", 4096}, Case{"64k", 65536}, Case{"64K", 65536}, Case{"64KiB", 65536},
+                 Case{"64KB", 65536}, Case{"1m", 1u << 20}, Case{"2M", 2u << 20}, Case{"1G", 1u << 30},
+                 Case{"  8k ", 8192}, Case{"12b", 12}}) {
+    INFO(c.text);
+    REQUIRE(parse_size(c.text, &v).is_ok());
+    CHECK(v == c.want);
+  }
+  for (const char* bad : {"", "k", "-1", "1x", "1Kx", "1.5M", "99999999999999999999", "20000000000000000G"}) {
+    INFO(bad);
+    Status st = parse_size(bad, &v);
+    CHECK(st.code() == Errc::config);
+  }
+  CHECK(format_size(65536) == "64K");
+  CHECK(format_size(1u << 20) == "1M");
+  CHECK(format_size(1000003) == "1000003");
+}
+
+TEST_CASE("booleans, integers and seconds parse", "[config]") {
+  bool b = false;
+  CHECK((parse_bool("yes", &b).is_ok() && b));
+  CHECK((parse_bool("0", &b).is_ok() && !b));
+  CHECK(parse_bool("maybe", &b).code() == Errc::config);
+  long l = 0;
+  CHECK((parse_long("-12", &l).is_ok() && l == -12));
+  CHECK(parse_long("12x", &l).code() == Errc::config);
+  double d = 0;
+  CHECK((parse_seconds("2.5", &d).is_ok() && d == 2.5));
+  CHECK(parse_seconds("-1", &d).code() == Errc::config);
+}
+
+TEST_CASE("the table parses defaults and overrides", "[config]") {
+  Config c;
+  REQUIRE(parse(fake({}), &c).is_ok());
+  CHECK(c.channel == ChannelMode::auto_);
+  CHECK(c.pipeline_chunk == (1u << 20));
+  CHECK(c.log_level == 1);
+
+  Config d;
+  REQUIRE(parse(fake({{"DUCT_CHANNEL", "ucx"}, {"DUCT_PIPELINE_CHUNK", "256K"}, {"DUCT_LOG", "debug"},
+                      {"DUCT_LOG_SUBSYS", "coll, channel"}, {"DUCT_PIPELINE_DEPTH", "8"}}),
+              &d)
+              .is_ok());
+  CHECK(d.channel == ChannelMode::ucx);
+  CHECK(d.pipeline_chunk == (256u << 10));
+  CHECK(d.log_level == 3);
+  CHECK(d.pipeline_depth == 8);
+  CHECK(d.log_subsys == ((1u << 5) | (1u << 4)));
+}
+
+TEST_CASE("invalid values name the variable, the value and what is expected", "[config]") {
+  Config c;
+  Status st = parse(fake({{"DUCT_CHANNEL", "fast"}}), &c);
+  CHECK(st.code() == Errc::config);
+  CHECK(st.message().find("DUCT_CHANNEL") != std::string::npos);
+  CHECK(st.message().find("'fast'") != std::string::npos);
+  CHECK(st.message().find("auto|ucx|ipc") != std::string::npos);
+  CHECK(c.channel == ChannelMode::auto_);  // the default stays
+
+  for (auto kv : std::map<std::string, std::string>{{"DUCT_PIPELINE_CHUNK", "12"},
+                                                   {"DUCT_PIPELINE_DEPTH", "0"},
+                                                   {"DUCT_LOG_SUBSYS", "coll,nope"},
+                                                   {"DUCT_RING_SEGMENT", "lots"}}) {
+    Config e;
+    INFO(kv.first << "=" << kv.second);
+    Status s2 = parse(fake({kv}), &e);
+    CHECK(s2.code() == Errc::config);
+    CHECK(s2.message().find(kv.first) != std::string::npos);
+  }
+}
+
+TEST_CASE("the agreement digest covers exactly the must-agree rows", "[config]") {
+  unsigned long long base = agree_digest(fake({}));
+  CHECK(agree_digest(fake({{"DUCT_TUNE", "allreduce:0-inf:ring"}})) != base);
+  CHECK(agree_digest(fake({{"DUCT_CHANNEL", "ucx"}})) != base);
+  CHECK(agree_digest(fake({{"DUCT_LOG", "debug"}})) == base);        // local only
+  CHECK(agree_digest(fake({{"DUCT_PIPELINE_DEPTH", "2"}})) == base);  // local only
+}
+
+TEST_CASE("the markdown page lists every row", "[config]") {
+  std::string md = render_markdown();
+  for (const Var& v : table()) {
+    INFO(v.name);
+    CHECK(md.find(std::string("`") + v.name + "`") != std::string::npos);
+    CHECK(v.doc != nullptr);
+    CHECK(std::string(v.doc).size() > 10);
+  }
+}

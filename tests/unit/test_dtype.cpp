@@ -1,0 +1,68 @@
+// Datatype and op tables against MPI-4.0 §6.9.2 (no MPI_Init needed: the
+// predefined handles are link-time constants).
+#include <catch2/catch.hpp>
+
+#include "core/dtype.hpp"
+
+using namespace duct;
+
+TEST_CASE("predefined datatypes map to the right element and category", "[dtype]") {
+  struct Row {
+    MPI_Datatype t;
+    Elem e;
+    Category c;
+  };
+  const Row rows[] = {
+      {MPI_INT8_T, Elem::i8, Category::c_integer},     {MPI_UINT64_T, Elem::u64, Category::c_integer},
+      {MPI_INT, Elem::i32, Category::c_integer},       {MPI_UNSIGNED, Elem::u32, Category::c_integer},
+      {MPI_LONG, sizeof(long) == 8 ? Elem::i64 : Elem::i32, Category::c_integer},
+      {MPI_SHORT, Elem::i16, Category::c_integer},     {MPI_SIGNED_CHAR, Elem::i8, Category::c_integer},
+      {MPI_UNSIGNED_CHAR, Elem::u8, Category::c_integer}, {MPI_FLOAT, Elem::f32, Category::floating},
+      {MPI_DOUBLE, Elem::f64, Category::floating},     {MPI_C_BOOL, Elem::u8, Category::logical},
+      {MPI_BYTE, Elem::u8, Category::byte},
+  };
+  for (const Row& r : rows) {
+    DType d;
+    REQUIRE(lookup_dtype(r.t, &d));
+    INFO(d.name);
+    CHECK(d.elem == r.e);
+    CHECK(d.cat == r.c);
+  }
+  DType d;
+  // Not reducible natively: served by the MPI library (or refused by it).
+  CHECK_FALSE(lookup_dtype(MPI_CHAR, &d));
+  CHECK_FALSE(lookup_dtype(MPI_LONG_DOUBLE, &d));
+  CHECK_FALSE(lookup_dtype(MPI_2INT, &d));
+  CHECK_FALSE(lookup_dtype(MPI_DATATYPE_NULL, &d));
+}
+
+TEST_CASE("ops are valid exactly where MPI defines them", "[dtype]") {
+  using C = Category;
+  // MPI-4.0 §6.9.2: MIN, MAX: C integer, floating point; SUM, PROD: the same
+  // (and complex); LAND, LOR, LXOR: C integer, logical; BAND, BOR, BXOR: C
+  // integer, byte.
+  for (RedOp op : {RedOp::sum, RedOp::prod, RedOp::min, RedOp::max}) {
+    CHECK(op_valid_for(op, C::c_integer));
+    CHECK(op_valid_for(op, C::floating));
+    CHECK_FALSE(op_valid_for(op, C::logical));
+    CHECK_FALSE(op_valid_for(op, C::byte));
+  }
+  for (RedOp op : {RedOp::land, RedOp::lor, RedOp::lxor}) {
+    CHECK(op_valid_for(op, C::c_integer));
+    CHECK(op_valid_for(op, C::logical));
+    CHECK_FALSE(op_valid_for(op, C::floating));
+    CHECK_FALSE(op_valid_for(op, C::byte));
+  }
+  for (RedOp op : {RedOp::band, RedOp::bor, RedOp::bxor}) {
+    CHECK(op_valid_for(op, C::c_integer));
+    CHECK(op_valid_for(op, C::byte));
+    CHECK_FALSE(op_valid_for(op, C::floating));
+    CHECK_FALSE(op_valid_for(op, C::logical));
+  }
+  RedOp r;
+  CHECK(lookup_op(MPI_BXOR, &r));
+  CHECK(r == RedOp::bxor);
+  CHECK_FALSE(lookup_op(MPI_MINLOC, &r));
+  CHECK_FALSE(lookup_op(MPI_REPLACE, &r));
+  CHECK_FALSE(lookup_op(MPI_OP_NULL, &r));
+}

@@ -1,0 +1,133 @@
+// IPC handle cache bookkeeping with stand-in open/close (no GPU needed).
+#include <catch2/catch.hpp>
+
+#include <map>
+
+#include "memory/ipc_cache.hpp"
+
+using namespace duct;
+using namespace duct::memory;
+
+namespace {
+// Stand-ins: every open returns a fresh fake address; count what is open.
+int g_open = 0, g_opens = 0, g_closes = 0;
+std::map<void*, int> g_mapped;
+std::uintptr_t g_next = 0x1000;
+
+Status fake_open(const IpcHandle&, void** out) noexcept {
+  *out = reinterpret_cast<void*>(g_next);
+  g_next += 0x1000;
+  g_mapped[*out] = 1;
+  ++g_open;
+  ++g_opens;
+  return Status::ok();
+}
+Status fake_close(void* p) noexcept {
+  if (!g_mapped.erase(p)) return make_error(Errc::internal, "closing an unknown mapping");
+  --g_open;
+  ++g_closes;
+  return Status::ok();
+}
+Status failing_open(const IpcHandle&, void**) noexcept { return make_error(Errc::cuda, "no peer access"); }
+
+IpcKey key(std::uint64_t peer, unsigned long long id, std::uint64_t base = 0x7000, std::uint64_t size = 4096) {
+  return IpcKey{peer, id, base, size};
+}
+void reset() {
+  g_open = g_opens = g_closes = 0;
+  g_mapped.clear();
+}
+}  // namespace
+
+TEST_CASE("a hit reuses the mapping, a miss opens one", "[ipc]") {
+  reset();
+  IpcCache c(4, {fake_open, fake_close});
+  IpcHandle h{};
+  void *a = nullptr, *b = nullptr;
+  REQUIRE(c.acquire(key(1, 10), h, &a).is_ok());
+  c.release(key(1, 10));
+  REQUIRE(c.acquire(key(1, 10), h, &b).is_ok());
+  c.release(key(1, 10));
+  CHECK(a == b);
+  CHECK(g_opens == 1);
+  auto s = c.stats();
+  CHECK(s.hits == 1);
+  CHECK(s.misses == 1);
+  CHECK(s.open == 1);
+}
+
+TEST_CASE("a buffer freed and reallocated at the same address is never served stale", "[ipc]") {
+  reset();
+  IpcCache c(4, {fake_open, fake_close});
+  IpcHandle h{};
+  void *old_map = nullptr, *new_map = nullptr;
+  REQUIRE(c.acquire(key(1, 10, 0x7000), h, &old_map).is_ok());
+  c.release(key(1, 10, 0x7000));
+  // Same peer, same base address and size, new CUDA buffer id.
+  REQUIRE(c.acquire(key(1, 11, 0x7000), h, &new_map).is_ok());
+  c.release(key(1, 11, 0x7000));
+  CHECK(old_map != new_map);
+  CHECK(g_opens == 2);
+  // Same buffer id from another peer process is another allocation too.
+  void* other = nullptr;
+  REQUIRE(c.acquire(key(2, 10, 0x7000), h, &other).is_ok());
+  c.release(key(2, 10, 0x7000));
+  CHECK(other != old_map);
+}
+
+TEST_CASE("the cache is bounded: least recently used unpinned mappings are closed", "[ipc]") {
+  reset();
+  IpcCache c(3, {fake_open, fake_close});
+  IpcHandle h{};
+  void* p = nullptr;
+  for (unsigned long long id = 1; id <= 3; ++id) {
+    REQUIRE(c.acquire(key(1, id), h, &p).is_ok());
+    c.release(key(1, id));
+  }
+  REQUIRE(c.acquire(key(1, 1), h, &p).is_ok());  // touch 1: now 2 is the oldest
+  c.release(key(1, 1));
+  REQUIRE(c.acquire(key(1, 4), h, &p).is_ok());
+  c.release(key(1, 4));
+  CHECK(g_open == 3);
+  CHECK(c.stats().evictions == 1);
+  REQUIRE(c.acquire(key(1, 2), h, &p).is_ok());  // 2 was evicted: a miss
+  c.release(key(1, 2));
+  CHECK(c.stats().misses == 5);
+
+  // Thousands of distinct buffers never grow the open count past capacity.
+  for (unsigned long long id = 100; id < 5100; ++id) {
+    REQUIRE(c.acquire(key(1, id), h, &p).is_ok());
+    c.release(key(1, id));
+  }
+  CHECK(g_open == 3);
+  c.clear();
+  CHECK(g_open == 0);
+  CHECK(g_opens == g_closes);
+}
+
+TEST_CASE("pinned mappings survive eviction until released", "[ipc]") {
+  reset();
+  IpcCache c(1, {fake_open, fake_close});
+  IpcHandle h{};
+  void *a = nullptr, *b = nullptr;
+  REQUIRE(c.acquire(key(1, 1), h, &a).is_ok());  // pinned (in use by a copy)
+  REQUIRE(c.acquire(key(1, 2), h, &b).is_ok());  // over capacity, but 1 is pinned
+  CHECK(g_open == 2);
+  CHECK(c.stats().pinned == 2);
+  c.release(key(1, 1));  // now 1 can go
+  CHECK(g_open == 1);
+  CHECK(g_mapped.count(a) == 0);
+  c.release(key(1, 2));
+  c.clear();
+  CHECK(g_open == 0);
+}
+
+TEST_CASE("a failed open is reported and leaves nothing behind", "[ipc]") {
+  reset();
+  IpcCache c(4, {failing_open, fake_close});
+  IpcHandle h{};
+  void* p = nullptr;
+  Status st = c.acquire(key(1, 1), h, &p);
+  CHECK(st.code() == Errc::cuda);
+  CHECK(c.stats().open == 0);
+}

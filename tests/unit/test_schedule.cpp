@@ -1,0 +1,107 @@
+// Schedule arithmetic: block partition, pipeline segments, message tags,
+// algorithm selection rules.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "channel/ucx.hpp"
+#include "coll/common.hpp"
+#include "select/select.hpp"
+
+using namespace duct;
+
+TEST_CASE("blocks cover the vector exactly, sizes differ by at most one", "[schedule]") {
+  for (std::size_t count : {0ul, 1ul, 2ul, 3ul, 7ul, 100ul, 1000003ul}) {
+    for (int n : {1, 2, 3, 4, 5, 7, 64}) {
+      coll::Blocks b{count, n};
+      std::size_t total = 0, lo = ~0ul, hi = 0;
+      for (int i = 0; i < n; ++i) {
+        INFO("count " << count << " n " << n << " block " << i);
+        CHECK(b.offset(i) == total);  // contiguous, in order
+        total += b.size(i);
+        lo = std::min(lo, b.size(i));
+        hi = std::max(hi, b.size(i));
+      }
+      CHECK(total == count);
+      CHECK(hi - lo <= 1);
+    }
+  }
+}
+
+TEST_CASE("segments cut a block into pieces of at most the segment size", "[schedule]") {
+  for (std::size_t elems : {0ul, 1ul, 5ul, 65536ul, 65537ul, 1000003ul}) {
+    for (std::size_t esz : {1ul, 2ul, 4ul, 8ul}) {
+      for (std::size_t seg : {1ul, 3ul, 4096ul, 262144ul}) {
+        coll::Segments s(elems, esz, seg);
+        std::size_t covered = 0;
+        for (std::size_t k = 0; k < s.count(); ++k) {
+          CHECK(s.offset(k) == covered);
+          CHECK(s.size(k) >= 1);
+          CHECK((s.size(k) * esz <= seg || s.size(k) == 1));
+          covered += s.size(k);
+        }
+        CHECK(covered == elems);
+      }
+    }
+  }
+}
+
+TEST_CASE("message tags keep their fields apart", "[schedule]") {
+  using channel::ucx::make_tag;
+  using channel::ucx::MsgType;
+  std::set<std::uint64_t> seen;
+  for (std::uint32_t cid : {1u, 2u, 65535u})
+    for (std::uint32_t src : {0u, 1u, (1u << 20) - 1})
+      for (MsgType t : {MsgType::data, MsgType::header, MsgType::fin})
+        for (std::uint32_t seq : {0u, 1u, 0x3fffu})
+          for (std::uint32_t step : {0u, 1u, 0xfffu}) CHECK(seen.insert(make_tag(cid, src, t, {seq, step})).second);
+  // Sequence numbers wrap at 14 bits, steps at 12, by design.
+  CHECK(make_tag(1, 2, MsgType::data, {0x4000, 0}) == make_tag(1, 2, MsgType::data, {0, 0}));
+  CHECK(make_tag(1, 2, MsgType::data, {0, 0x1000}) == make_tag(1, 2, MsgType::data, {0, 0}));
+}
+
+TEST_CASE("selection rules parse, override and choose by size", "[select]") {
+  std::vector<select::Rule> rules;
+  REQUIRE(select::parse_rules(select::default_rules(), &rules).is_ok());
+  REQUIRE(!rules.empty());
+
+  select::Table t;
+  REQUIRE(select::Table::make("", &t).is_ok());
+  select::Query small{select::Coll::allreduce, 8, 4, 1};
+  select::Query large{select::Coll::allreduce, 64u << 20, 4, 1};
+  CHECK(std::string(select::algorithms()[static_cast<size_t>(t.choose(small))].name) == "recursive_doubling");
+  CHECK(std::string(select::algorithms()[static_cast<size_t>(t.choose(large))].name) == "ring");
+
+  select::Table forced;
+  REQUIRE(select::Table::make("allreduce:0-inf:ring", &forced).is_ok());
+  std::string why;
+  CHECK(std::string(select::algorithms()[static_cast<size_t>(forced.choose(small, &why))].name) == "ring");
+  CHECK(why.find("8 bytes") != std::string::npos);
+  CHECK(forced.describe().find("allreduce:0-inf:ring") != std::string::npos);
+
+  select::Table ucc;  // UCC's "@name" spelling is accepted
+  REQUIRE(select::Table::make("allreduce:0-4k:@recursive_doubling,4k-inf:@ring", &ucc).is_ok());
+  CHECK(std::string(select::algorithms()[static_cast<size_t>(ucc.choose({select::Coll::allreduce, 8192, 2, 1}))].name) == "ring");
+
+  // A size outside every rule falls back to the collective's fallback.
+  select::Table partial;
+  REQUIRE(select::Table::make("allreduce:0-1k:recursive_doubling", &partial).is_ok());
+  CHECK(std::string(select::algorithms()[static_cast<size_t>(partial.choose(large, &why))].name) == "ring");
+  CHECK(why.find("fallback") != std::string::npos);
+}
+
+TEST_CASE("bad selection rules are refused with the reason", "[select]") {
+  std::vector<select::Rule> rules;
+  struct Bad {
+    const char* text;
+    const char* says;
+  };
+  for (Bad b : {Bad{"allreduce", "no ':'"}, Bad{"bcastx:0-inf:ring", "unknown collective"},
+                Bad{"allreduce:0-inf:fastest", "no algorithm 'fastest'"}, Bad{"allreduce:64k-4k:ring", "empty size range"},
+                Bad{"allreduce:0:ring", "<lo>-<hi>"}, Bad{"allreduce:x-inf:ring", "not a size"}}) {
+    INFO(b.text);
+    Status st = select::parse_rules(b.text, &rules);
+    CHECK(st.code() == Errc::config);
+    CHECK(st.message().find(b.says) != std::string::npos);
+  }
+}
