@@ -1,3 +1,5 @@
+
+
 #include "coll/task.hpp"
 
 #include <sched.h>
@@ -83,6 +85,13 @@ std::string Task::describe() const {
   return what + ": running";
 }
 
+namespace {
+// Idle polls before giving the core away on an oversubscribed node. Measured
+// on 4 ranks / 2 cores (duct-bench -n 2000, three runs each): 1 -> 8.1-8.5 us
+// at 8 B, 4 -> 5.0-5.5 us, 16 -> 7.4-9.9 us.
+constexpr unsigned kIdlePollsBeforeYield = 4;
+}  // namespace
+
 Status run(Context& ctx, Task& task) {
   DUCT_TRY(task.post());
   bool done = false;
@@ -92,7 +101,7 @@ Status run(Context& ctx, Task& task) {
   unsigned idle = 0;
   while (!done) {
     DUCT_TRY(task.progress(&done));
-    if (ctx.yield && ++idle >= 16) {
+    if (ctx.yield && ++idle >= kIdlePollsBeforeYield) {
       sched_yield();
       idle = 0;
     }

@@ -1,0 +1,72 @@
+# Shared by demo.sh and test.sh (sourced, not run).
+#
+# duct_setup: make sure the build tools and libraries are there (installing
+# Debian packages with apt-get when run as root, or saying what to install
+# otherwise), then configure and build duct into $DUCT_BUILD (default
+# <repo>/build). On a machine without a package manager (a GPU host using
+# ../shared/gpu-deps), the tools found on PATH are used as they are.
+
+DUCT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+DUCT_BUILD=${DUCT_BUILD:-$DUCT_ROOT/build}
+
+# Debian packages duct needs to build and test.
+DUCT_PACKAGES="build-essential pkg-config meson ninja-build openmpi-bin libopenmpi-dev libucx-dev ucx-utils \
+libhwloc-dev catch2 cmake"
+
+duct_log() { printf '[duct] %s\n' "$*" >&2; }
+
+duct_have_deps() {
+  command -v mpicxx >/dev/null && command -v mpirun >/dev/null && command -v meson >/dev/null &&
+    command -v ninja >/dev/null && command -v pkg-config >/dev/null &&
+    pkg-config --exists ucx hwloc 2>/dev/null &&
+    { [ -f /usr/include/catch2/catch.hpp ] || printf '#include <catch2/catch.hpp>\n' |
+        ${CXX:-c++} -x c++ -fsyntax-only - >/dev/null 2>&1; }
+}
+
+duct_install_deps() {
+  if duct_have_deps; then return 0; fi
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    duct_log "installing Debian packages: $DUCT_PACKAGES"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends $DUCT_PACKAGES >/dev/null ||
+      { duct_log "apt-get install failed"; return 1; }
+  else
+    duct_log "missing build dependencies; as root run:"
+    duct_log "  apt-get install -y $DUCT_PACKAGES"
+    return 1
+  fi
+  duct_have_deps || { duct_log "dependencies still missing after installing"; return 1; }
+}
+
+# CUDA: built whenever nvcc is there (/usr/local/cuda/bin is searched), so the
+# device code always compiles; "no GPU" is then a run-time condition.
+duct_cuda_option() {
+  if [ -x /usr/local/cuda/bin/nvcc ]; then export PATH="/usr/local/cuda/bin:$PATH"; fi
+  if command -v nvcc >/dev/null; then echo "-Dcuda=enabled"; else
+    duct_log "nvcc not found: building without CUDA (host paths only)"
+    echo "-Dcuda=disabled"
+  fi
+}
+
+duct_build() {
+  local cuda
+  cuda=$(duct_cuda_option)
+  if [ ! -f "$DUCT_BUILD/build.ninja" ]; then
+    duct_log "configuring $DUCT_BUILD ($cuda)"
+    meson setup "$DUCT_BUILD" "$DUCT_ROOT" "$cuda" >"$DUCT_ROOT/.meson-setup.log" 2>&1 ||
+      { cat "$DUCT_ROOT/.meson-setup.log" >&2; return 1; }
+  fi
+  duct_log "building (ninja -C $DUCT_BUILD)"
+  ninja -C "$DUCT_BUILD" >/dev/null || ninja -C "$DUCT_BUILD"
+}
+
+duct_setup() { duct_install_deps && duct_build; }
+
+# mpirun arguments: root needs --allow-run-as-root; more ranks than cores
+# need --oversubscribe.
+duct_mpirun_args() {
+  local np=$1 args=""
+  [ "$(id -u)" = 0 ] && args="$args --allow-run-as-root"
+  [ "$np" -gt "$(nproc)" ] && args="$args --oversubscribe"
+  echo "$args"
+}
