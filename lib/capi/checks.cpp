@@ -71,6 +71,10 @@ Status check_buffer(const void* buf, const char* name, MPI_Count count, bool in_
 }
 
 Status buffer_kind(const void* buf, const char* name, memory::MemKind* kind) {
+  if (!memory::cuda::available()) {  // no device: every pointer is host memory
+    *kind = memory::MemKind::host;
+    return Status::ok();
+  }
   memory::PtrInfo info;
   DUCT_TRY(memory::cuda::query(buf, &info));
   *kind = info.kind;

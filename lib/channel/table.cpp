@@ -10,6 +10,7 @@
 #include "channel/ucx_channel.hpp"
 #include "core/config.hpp"
 #include "core/log.hpp"
+#include "memory/buffer.hpp"
 
 namespace duct::channel {
 
@@ -135,6 +136,9 @@ Status ChannelSet::create(MPI_Comm comm, const Topology& topo, std::uint32_t cid
     // cannot reach; both sides compute the same value.
     bool may_stage = (local.cuda && !local.ucx_cuda) || (p.cuda && !p.ucx_cuda);
     s.chunk = may_stage ? std::min(local.chunk, p.chunk) : 0;
+    // Bounce buffers must hold a whole chunk of this pair.
+    if (s.chunk)
+      memory::BouncePool::instance().configure(s.chunk, std::max<std::size_t>(64, 4 * static_cast<std::size_t>(cfg.pipeline_depth)));
     s.eager = std::min(local.eager, p.eager);
     s.depth = static_cast<int>(cfg.pipeline_depth);
     s.direct_device = local.ucx_cuda != 0;

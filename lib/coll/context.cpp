@@ -2,9 +2,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <vector>
 
 #include "channel/ucx.hpp"
+#include "coll/shm.hpp"
 #include "core/config.hpp"
 #include "core/dtype.hpp"
 #include "core/hwtopo.hpp"
@@ -24,6 +27,7 @@ bool g_finalized = false;
 Context::~Context() { release(); }
 
 void Context::release() noexcept {
+  shm.reset();  // collective (MPI_Win_free): every rank releases in the same order
   channels.reset();
   for (int i = 0; i < kSlots; ++i) {
     host_[i].reset();
@@ -108,10 +112,14 @@ void Runtime::teardown() noexcept {
   for (auto it = hooks_.rbegin(); it != hooks_.rend(); ++it) (*it)();
   hooks_.clear();
   // Contexts stay attached to their communicators (MPI may still delete
-  // those attributes later); only their resources go now.
+  // those attributes later); only their resources go now, in cid order:
+  // releasing a shared-memory area is collective, and cids are the same on
+  // every rank.
   last_ctx_ = nullptr;
   last_comm_ = MPI_COMM_NULL;
-  for (Context* c : live_) c->release();
+  std::vector<Context*> by_cid(live_.begin(), live_.end());
+  std::sort(by_cid.begin(), by_cid.end(), [](const Context* a, const Context* b) { return a->cid < b->cid; });
+  for (Context* c : by_cid) c->release();
   attr_.release();
   memory::IpcCache::instance().clear();
   memory::IpcExports::instance().clear();
@@ -195,6 +203,10 @@ Status Runtime::create_context(MPI_Comm comm, Context** out) {
   DUCT_TRY(build_topology(ctx->dup, &ctx->topo));
   DUCT_TRY(agree_cid(ctx->dup, &ctx->cid));
   DUCT_TRY(channel::ChannelSet::create(ctx->dup, ctx->topo, ctx->cid, local, &ctx->channels));
+  if (ctx->topo.num_nodes == 1 && ctx->topo.size > 1) {
+    Status st = ShmArea::create(ctx->dup, ctx->topo.rank, ctx->topo.size, &ctx->shm);
+    if (!st) DUCT_INFO(init, "no shared-memory area (%s): small collectives use messages", st.message().c_str());
+  }
 
   auto mode = config::get().yield;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);

@@ -30,6 +30,8 @@
 
 namespace duct::coll {
 
+class ShmArea;
+
 class Context {
  public:
   ~Context();
@@ -39,6 +41,7 @@ class Context {
   Topology topo;
   std::uint32_t cid = 0;
   std::unique_ptr<channel::ChannelSet> channels;
+  std::unique_ptr<ShmArea> shm;  // single-node communicators only
   bool yield = false;  // give up the core while waiting (oversubscribed node)
 
   int rank() const noexcept { return topo.rank; }
@@ -49,6 +52,14 @@ class Context {
   // collective needs at the same time. Valid until the next call with the
   // same kind and slot.
   Status scratch(memory::MemKind kind, std::size_t bytes, int slot, void** out);
+
+  // The last selection made on this communicator, per collective: repeated
+  // calls of one size skip the rule table.
+  struct LastChoice {
+    std::size_t bytes = ~std::size_t{0};
+    int algo = -1;
+  };
+  LastChoice last_choice[4];
 
   // Whether a message about `key` was logged already (log once per signature).
   bool first_time(const std::string& key) { return logged_.insert(key).second; }

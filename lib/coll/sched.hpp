@@ -25,6 +25,13 @@
 
 namespace duct::coll {
 
+// Coroutine frames come from a small pool: a schedule's frame is allocated
+// and freed on every call, and glibc's malloc costs several hundred
+// instructions for frames of this size (measured with callgrind: ~970 per
+// 8-byte allreduce).
+void* frame_alloc(std::size_t bytes);
+void frame_free(void* p, std::size_t bytes) noexcept;
+
 // Something a suspended schedule waits for.
 class Waitable {
  public:
@@ -54,6 +61,9 @@ class [[nodiscard]] Sched {
     Status result;
     TaskState* ts = nullptr;
     std::coroutine_handle<> continuation;  // the awaiting parent; null for the root
+
+    static void* operator new(std::size_t bytes) { return frame_alloc(bytes); }
+    static void operator delete(void* p, std::size_t bytes) noexcept { frame_free(p, bytes); }
 
     Sched get_return_object() noexcept { return Sched(handle::from_promise(*this)); }
     std::suspend_always initial_suspend() noexcept { return {}; }

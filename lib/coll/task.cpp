@@ -4,9 +4,58 @@
 
 #include <sched.h>
 
+#include <atomic>
+
 #include "core/log.hpp"
 
 namespace duct::coll {
+
+// ---- frame pool -----------------------------------------------------------------
+
+namespace {
+// Size classes of 512 bytes up to 8 KiB, a few frames kept per class; larger
+// frames go to operator new. A spinlock guards the pool (uncontended unless
+// several threads run collectives at once).
+constexpr std::size_t kClassBytes = 512;
+constexpr std::size_t kClasses = 16;
+constexpr std::size_t kKeep = 8;
+struct FramePool {
+  std::atomic_flag lock = ATOMIC_FLAG_INIT;
+  void* free[kClasses][kKeep] = {};
+  std::size_t count[kClasses] = {};
+};
+FramePool g_frames;
+struct PoolLock {
+  PoolLock() {
+    while (g_frames.lock.test_and_set(std::memory_order_acquire)) {}
+  }
+  ~PoolLock() { g_frames.lock.clear(std::memory_order_release); }
+};
+}  // namespace
+
+void* frame_alloc(std::size_t bytes) {
+  std::size_t c = (bytes + kClassBytes - 1) / kClassBytes - 1;
+  if (c < kClasses) {
+    {
+      PoolLock lock;
+      if (g_frames.count[c] > 0) return g_frames.free[c][--g_frames.count[c]];
+    }
+    return ::operator new((c + 1) * kClassBytes);
+  }
+  return ::operator new(bytes);
+}
+
+void frame_free(void* p, std::size_t bytes) noexcept {
+  std::size_t c = (bytes + kClassBytes - 1) / kClassBytes - 1;
+  if (c < kClasses) {
+    PoolLock lock;
+    if (g_frames.count[c] < kKeep) {
+      g_frames.free[c][g_frames.count[c]++] = p;
+      return;
+    }
+  }
+  ::operator delete(p);
+}
 
 // ---- waitables ----------------------------------------------------------------
 

@@ -11,11 +11,22 @@ namespace {
 
 bool any(const Query&, std::string*) { return true; }
 
+bool shm_fits(const Query& q, std::string* why) {
+  if (q.num_nodes != 1) return (*why = "the communicator spans nodes"), false;
+  if (q.shm_bytes == 0) return (*why = "no shared-memory area on this communicator"), false;
+  if (q.bytes > q.shm_bytes) return (*why = "the vector is larger than a shared-memory slot"), false;
+  return true;
+}
+
 // The built-in rules. Recursive doubling moves the whole vector log2(n)
 // times and wins while latency dominates; the ring moves 2(n-1)/n of it and
-// wins once bandwidth dominates. The crossover was measured with duct-bench
-// on 2 and 4 ranks (docs/benchmarks/).
-constexpr const char* kDefaultRules = "allreduce:0-32k:recursive_doubling,32k-inf:ring";
+// wins once bandwidth dominates. Crossover measured with duct-bench -A on 2
+// and 4 ranks (host, 2 cores): recursive doubling faster up to 8 KiB (np 2:
+// 3.99 vs 4.41 us; np 4: 15.6 vs 27.9 us), the ring from 16 KiB (np 2: 6.9
+// vs 11.9 us; np 4: 28.6 vs 53.2 us).
+// The shared-memory algorithm serves single-node communicators; elsewhere
+// its rule is skipped for the next one that covers the size.
+constexpr const char* kDefaultRules = "allreduce:0-16k:shm,0-16k:recursive_doubling,16k-inf:ring";
 
 const char* kCollNames[] = {"allreduce"};
 
@@ -66,6 +77,10 @@ bool parse_coll(const std::string& name, Coll* out) noexcept {
 
 const std::vector<AlgoDesc>& algorithms() {
   static const std::vector<AlgoDesc> all = {
+      {Coll::allreduce, "shm",
+       "single node: every rank writes its vector to node shared memory and reduces all of them in rank order "
+       "(flat shared-memory collective as in Open MPI coll/sm and UCC tl/shm)",
+       false, shm_fits},
       {Coll::allreduce, "recursive_doubling",
        "exchange the whole vector with partners at distance 1, 2, 4, ...; non-powers of two fold the "
        "extra ranks in first (Thakur, Rabenseifner, Gropp 2005)",

@@ -32,6 +32,7 @@ struct Query {
   std::size_t bytes = 0;  // of the whole vector on one rank
   int comm_size = 1;
   int num_nodes = 1;
+  std::size_t shm_bytes = 0;  // largest vector the node's shared-memory area takes (0: no area)
 };
 
 struct AlgoDesc {

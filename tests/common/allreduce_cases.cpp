@@ -16,6 +16,8 @@
 #include <random>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "bench_data.hpp"
 #include "duct/duct.h"
 #include "testutil.hpp"
@@ -270,4 +272,28 @@ TEST_CASE("real-valued float sums: identical bits on every rank and every run, c
       off += std::fabs(d[i] - ref[i]) > size() * 2.3e-16 * abs_sum[i] + 1e-300;
     CHECK(off == 0);
   }
+}
+
+TEST_CASE("thousands of back-to-back small allreduces each see exactly their own inputs", "[allreduce]") {
+  // Consecutive small calls reuse shared-memory slots and message tags: a
+  // slot overwritten too early or a message matched by the wrong call shows
+  // up as a wrong sum. Ranks drift apart (rank 0 sometimes sleeps).
+  const int iters = 3000;
+  Buf s(3 * 8, suite_kind()), r(3 * 8, suite_kind());
+  std::size_t wrong = 0;
+  Pending p("back-to-back small DUCT_Allreduce calls");
+  for (int it = 0; it < iters; ++it) {
+    std::int64_t in[3] = {rank() + it, 2 * rank() - it, it * 7 + 1};
+    s.upload(in);
+    if (rank() == 0 && it % 500 == 0) usleep(2000);
+    CHECK(DUCT_Allreduce(s.data(), r.data(), 3, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS);
+    std::vector<unsigned char> h = r.download();
+    std::int64_t out[3];
+    std::memcpy(out, h.data(), sizeof out);
+    const std::int64_t n = size(), ranks = n * (n - 1) / 2;
+    wrong += out[0] != ranks + n * it;
+    wrong += out[1] != 2 * ranks - n * it;
+    wrong += out[2] != n * (it * 7 + 1);
+  }
+  CHECK(wrong == 0);
 }

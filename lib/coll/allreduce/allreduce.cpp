@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "coll/shm.hpp"
 #include "coll/task.hpp"
 #include "core/config.hpp"
 #include "core/log.hpp"
@@ -23,6 +24,7 @@ struct Impl {
 constexpr Impl kImpls[] = {
     {"recursive_doubling", &allreduce_recursive_doubling},
     {"ring", &allreduce_ring},
+    {"shm", &allreduce_shm},
 };
 
 // select/'s algorithm index -> implementation, resolved by name once.
@@ -48,8 +50,17 @@ Status allreduce(Context& ctx, const AllreduceArgs& a, int algo) {
   Runtime* rt = Runtime::ready();
   if (!rt) DUCT_TRY(Runtime::get(&rt));
   const bool forced = algo >= 0;
-  const select::Query q{select::Coll::allreduce, bytes, ctx.size(), ctx.topo.num_nodes};
-  if (!forced) algo = rt->table().choose(q);
+  const select::Query q{select::Coll::allreduce, bytes, ctx.size(), ctx.topo.num_nodes,
+                        ctx.shm ? ShmArea::kSlotBytes : 0};
+  Context::LastChoice& last = ctx.last_choice[static_cast<int>(select::Coll::allreduce)];
+  if (!forced) {
+    if (last.bytes == bytes) {
+      algo = last.algo;
+    } else {
+      algo = rt->table().choose(q);
+      last = {bytes, algo};
+    }
+  }
   AlgoFn fn = impl_of(algo);
   if (!fn) return make_error(Errc::internal, "allreduce algorithm %d has no implementation", algo);
   const char* name = select::algorithms()[static_cast<size_t>(algo)].name;

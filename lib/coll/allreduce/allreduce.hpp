@@ -25,6 +25,7 @@ Status allreduce(Context& ctx, const AllreduceArgs& a, int algo = -1);
 // The algorithms, one file each.
 Sched allreduce_recursive_doubling(Context& ctx, AllreduceArgs a, std::uint32_t seq);
 Sched allreduce_ring(Context& ctx, AllreduceArgs a, std::uint32_t seq);
+Sched allreduce_shm(Context& ctx, AllreduceArgs a, std::uint32_t seq);
 
 // Ring phases, reused by the ring allreduce (and the reduce-scatter and
 // allgather collectives). Rank r ends (reduce-scatter) or starts (allgather)

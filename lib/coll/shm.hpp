@@ -1,0 +1,52 @@
+// duct coll: a node-local shared-memory area for small collectives.
+//
+// When every rank of a communicator is on one node, each rank owns a region
+// of a segment allocated with MPI_Win_allocate_shared (the MPI library
+// provides and maps the memory): two slots, double-buffered by the parity of
+// the collective's sequence number. A slot starts on a cache line with its
+// "ready" sequence number, and the data follows right after it, so a vector
+// of up to 56 bytes travels with its flag in one cache line. Ranks write
+// their slot, publish the sequence number with a release store, and read the
+// others' slots after an acquire load.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/status.hpp"
+
+namespace duct::coll {
+
+class ShmArea {
+ public:
+  // Data bytes per slot: the largest vector the shared-memory algorithms take.
+  static constexpr std::size_t kSlotBytes = 16u << 10;
+
+  // Collective over `comm` (all ranks on one node). On failure every rank
+  // gets an error and no area (the algorithms are then not selected).
+  static Status create(MPI_Comm comm, int rank, int size, std::unique_ptr<ShmArea>* out);
+  // Collective: frees the window.
+  ~ShmArea();
+
+  // Rank r's ready sequence number (access it through std::atomic_ref) and
+  // data of slot `parity`.
+  std::uint64_t* ready(int r, int parity) const;
+  void* slot(int r, int parity) const;
+  int size() const noexcept { return size_; }
+  // The next sequence number of a shared-memory collective (starts at 1; equal
+  // on every rank because collectives on a communicator are ordered).
+  std::uint64_t next_seq() noexcept { return ++seq_; }
+
+ private:
+  ShmArea() = default;
+  MPI_Win win_ = MPI_WIN_NULL;
+  int size_ = 0;
+  std::vector<char*> base_;  // each rank's region, mapped here
+  std::uint64_t seq_ = 0;
+};
+
+}  // namespace duct::coll
