@@ -7,8 +7,8 @@
 namespace duct::coll {
 
 Status reduce_local(void* dst, const void* a, const void* b, std::size_t count, const DType& dt, RedOp op,
-                    MemKind kind, memory::Fence* fence) {
-  if (kind == MemKind::host) return reduce::host(dst, a, b, count, dt.elem, op);
+                    MemKind kind, memory::Fence* fence, reduce::Store store) {
+  if (kind == MemKind::host) return reduce::host(dst, a, b, count, dt.elem, op, store);
   void* stream = nullptr;
   DUCT_TRY(memory::cuda::stream(&stream));
   DUCT_TRY(reduce::device(dst, a, b, count, dt.elem, op, stream));

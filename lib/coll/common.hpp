@@ -8,6 +8,7 @@
 #include "coll/context.hpp"
 #include "core/dtype.hpp"
 #include "memory/buffer.hpp"
+#include "reduce/reduce.hpp"
 
 namespace duct::coll {
 
@@ -57,9 +58,10 @@ struct Link {
 };
 
 // dst = a (op) b on memory of `kind`. Host: done on return. Device:
-// enqueued on duct's stream and recorded in `fence` (await it).
+// enqueued on duct's stream and recorded in `fence` (await it). `store`:
+// whether the result is read again soon (reduce/reduce.hpp).
 Status reduce_local(void* dst, const void* a, const void* b, std::size_t count, const DType& dt, RedOp op,
-                    MemKind kind, memory::Fence* fence);
+                    MemKind kind, memory::Fence* fence, reduce::Store store = reduce::Store::cached);
 
 // Copy between any kinds; done on return.
 Status copy_local(void* dst, MemKind dst_kind, const void* src, MemKind src_kind, std::size_t bytes);

@@ -18,10 +18,17 @@
 
 namespace duct::reduce {
 
+// Where a host result goes: `cached` when it will be read again soon (for
+// example forwarded to the next ring step), `streaming` when it will not:
+// large out-of-place results then bypass the cache (non-temporal stores),
+// saving the read-for-ownership of every destination line.
+enum class Store { cached, streaming };
+
 // dst[i] = a[i] op b[i] for i < count. dst may be a or b; no other overlap.
 // All three are host-accessible memory. Returns Errc::internal for a
 // combination duct does not implement (callers validate first).
-Status host(void* dst, const void* a, const void* b, size_t count, Elem e, RedOp op) noexcept;
+Status host(void* dst, const void* a, const void* b, size_t count, Elem e, RedOp op,
+            Store store = Store::cached) noexcept;
 
 // Whether `op` is implemented for element type `e` (host and device).
 bool supported(Elem e, RedOp op) noexcept;

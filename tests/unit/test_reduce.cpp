@@ -143,7 +143,14 @@ TEST_CASE("host reduction kernels match the reference for every type and op", "[
           unsigned char* pa = a.data() + offset * sz;
           unsigned char* pb = b.data() + offset * sz;
           unsigned char* po = out.data() + offset * sz;
-          REQUIRE(duct::reduce::host(po, pa, pb, count, e, op).is_ok());
+          // Both store paths (non-temporal streaming for large out-of-place results).
+          const auto store = offset == 0 ? duct::reduce::Store::streaming : duct::reduce::Store::cached;
+          REQUIRE(duct::reduce::host(po, pa, pb, count, e, op, store).is_ok());
+          if (offset == 1) {  // the misaligned destination through the streaming path too
+            std::vector<unsigned char> o2(out.size(), 0xcd);
+            REQUIRE(duct::reduce::host(o2.data() + sz, pa, pb, count, e, op, duct::reduce::Store::streaming).is_ok());
+            CHECK(std::memcmp(o2.data() + sz, po, count * sz) == 0);
+          }
           size_t wrong = 0;
           for (size_t i = 0; i < count; ++i) wrong += load_bits(po + i * sz, sz) != reference(e, op, pa + i * sz, pb + i * sz);
           CHECK(wrong == 0);

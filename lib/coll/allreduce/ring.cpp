@@ -85,7 +85,10 @@ Sched reduce_scatter_ring(Context& ctx, Link link, const void* src, void* dst, M
     for (std::size_t k = 0; k < nseg; ++k) {
       DUCT_CO_TRY(co_await wait(recvs[k % kWindow]));
       const std::size_t e = blocks.offset(b) + sg.offset(k);
-      DUCT_CO_TRY(reduce_local(at(dst, e), at(src, e), slot(k), sg.size(k), dt, op, kind, &fence));
+      // Only the last step's results stay put for a while (until the
+      // allgather): stream them; earlier ones are forwarded at once.
+      const auto store = s + 1 < n - 1 ? reduce::Store::cached : reduce::Store::streaming;
+      DUCT_CO_TRY(reduce_local(at(dst, e), at(src, e), slot(k), sg.size(k), dt, op, kind, &fence, store));
       if (kind == MemKind::device) DUCT_CO_TRY(co_await wait(fence));
       if (s + 1 < n - 1) {
         sends.emplace_back();
