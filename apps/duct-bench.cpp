@@ -1,13 +1,19 @@
 // duct-bench: collective bandwidth, duct side by side with the MPI library.
 //
-// Columns follow nccl-tests (size, count, type, redop, time, algbw, busbw,
-// #wrong for out-of-place and in-place), followed by the same measurement of
-// the path a user would otherwise take on the same buffers: the MPI
-// library's own collective on host buffers, or copy-to-host + MPI + copy-back
-// on device buffers. "speedup" is that time over duct's out-of-place time.
-// Times are the mean per iteration of the slowest rank.
+// Columns follow nccl-tests (size, count, type, redop, root, time, algbw,
+// busbw, #wrong for out-of-place and in-place), followed by the same
+// measurement of the path a user would otherwise take on the same buffers:
+// the MPI library's own collective on host buffers, or copy-to-host + MPI +
+// copy-back on device buffers. "speedup" is that time over duct's
+// out-of-place time. Times are the mean per iteration of the slowest rank.
 //
-//   mpirun -np 4 duct-bench -b 8 -e 64M -f 2 -n 20 -w 5 -c 1 -d auto -t float -o sum
+// Sizes follow nccl-tests: the largest buffer of one rank (allreduce,
+// bcast, reduce: the vector; allgather, gather: the gathered result;
+// reduce_scatter, scatter: the input; alltoall: all blocks). busbw factors:
+// allreduce 2(n-1)/n; allgather, reduce_scatter, alltoall, gather, scatter
+// (n-1)/n; bcast, reduce 1.
+//
+//   mpirun -np 4 duct-bench -C allreduce -b 8 -e 64M -f 2 -n 20 -w 5 -c 1 -d auto -t float -o sum
 #include <mpi.h>
 #include <unistd.h>
 
@@ -15,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,6 +45,7 @@ struct Options {
   int iters = 20;
   int warmup = 5;
   int check = 1;
+  int root = 0;
   std::string device = "auto";
   std::string type = "float";
   std::string op = "sum";
@@ -98,6 +106,8 @@ void half_op(void* in, void* inout, int* len, MPI_Datatype*) {
 void usage() {
   std::printf(
       "usage: duct-bench [options]\n"
+      "  -C <coll>     allreduce bcast reduce allgather reduce_scatter alltoall gather scatter barrier (default allreduce)\n"
+      "  -A <algo>     force an algorithm (duct-info -a lists them)\n"
       "  -b <bytes>    smallest size (default 8; k/M/G suffixes)\n"
       "  -e <bytes>    largest size (default 64M)\n"
       "  -f <factor>   size multiplier between rows (default 2)\n"
@@ -107,14 +117,13 @@ void usage() {
       "  -d <kind>     buffers: cuda, host or auto (cuda when a device is usable; default auto)\n"
       "  -t <type>     int8 uint8 int16 uint16 int32 uint32 int64 uint64 float double half bfloat16 (default float)\n"
       "  -o <op>       sum prod min max land lor lxor band bor bxor (default sum)\n"
-      "  -C <coll>     collective (default allreduce)\n"
-      "  -A <algo>     force an algorithm (duct-info -a lists them)\n"
+      "  -r <root>     root of bcast, reduce, gather, scatter (default 0)\n"
       "  -m <0|1>      also time the MPI library on the same buffers (default 1)\n");
 }
 
 bool parse(int argc, char** argv, Options* o, std::string* err) {
   int c;
-  while ((c = getopt(argc, argv, "b:e:f:n:w:c:d:t:o:C:A:m:h")) != -1) {
+  while ((c = getopt(argc, argv, "b:e:f:n:w:c:d:t:o:C:A:m:r:h")) != -1) {
     switch (c) {
       case 'b':
       case 'e': {
@@ -133,6 +142,7 @@ bool parse(int argc, char** argv, Options* o, std::string* err) {
       case 'C': o->coll = optarg; break;
       case 'A': o->algo = optarg; break;
       case 'm': o->mpi = std::atoi(optarg); break;
+      case 'r': o->root = std::atoi(optarg); break;
       case 'h': usage(); std::exit(0);
       default: return (*err = "unknown option"), false;
     }
@@ -142,11 +152,13 @@ bool parse(int argc, char** argv, Options* o, std::string* err) {
   return true;
 }
 
-// A buffer of either kind, with host-side fill and check.
+// A buffer of either kind, filled and read from the host.
 struct Buf {
   void* p = nullptr;
   bool device = false;
   std::size_t bytes = 0;
+  Buf(const Buf&) = delete;
+  Buf() = default;
   ~Buf() {
     if (device) cuda::free_device(p);
     else std::free(p);
@@ -158,9 +170,9 @@ struct Buf {
     p = std::aligned_alloc(64, (std::max<std::size_t>(n, 64) + 63) / 64 * 64);
     return p != nullptr;
   }
-  void upload(const std::vector<char>& h) {
-    if (device) (void)cuda::copy(p, h.data(), bytes);
-    else std::memcpy(p, h.data(), bytes);
+  void upload(const void* h, std::size_t n) {
+    if (device) (void)cuda::copy(p, h, n);
+    else std::memcpy(p, h, n);
   }
   std::vector<char> download() const {
     std::vector<char> h(bytes);
@@ -180,6 +192,14 @@ long long sum_over_ranks(long long v) {
   MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   return v;
 }
+
+// What a collective looks like to the bench, per size.
+struct Shape {
+  std::size_t send_elems = 0, recv_elems = 0;  // buffer sizes of this rank
+  std::size_t block = 0;                       // elements per rank's share (allgather, alltoall, ...)
+  double bus = 1;                              // busbw factor
+  bool reduces = false, rooted = false, in_place = true;
+};
 
 }  // namespace
 
@@ -212,13 +232,19 @@ int main(int argc, char** argv) {
   for (const OpRow& r : ops)
     if (o.op == r.name) op = &r;
   if (!op) fail("unknown op '" + o.op + "'");
-  if (o.coll != "allreduce") fail("unknown collective '" + o.coll + "' (this build has: allreduce)");
+
+  const std::string coll = o.coll == "reduce_scatter_block" ? "reduce_scatter" : o.coll;
+  const char* known[] = {"allreduce", "bcast", "reduce", "allgather", "reduce_scatter", "alltoall", "gather", "scatter", "barrier"};
+  if (std::find_if(std::begin(known), std::end(known), [&](const char* k) { return coll == k; }) == std::end(known))
+    fail("unknown collective '" + o.coll + "'");
+  if (o.root < 0 || o.root >= n) fail("-r: root out of range");
   if (!o.algo.empty()) {
-    if (duct::select::find_algo(duct::select::Coll::allreduce, o.algo) < 0)
-      fail("no " + o.coll + " algorithm '" + o.algo + "' (duct-info -a lists them)");
-    // Every rank parses the same arguments, so every rank forces the same algorithm.
-    std::string tune = o.coll + ":0-inf:" + o.algo;
-    setenv("DUCT_TUNE", tune.c_str(), 1);
+    duct::select::Coll c;
+    std::string sel = coll == "reduce_scatter" ? "reduce_scatter_block" : coll;
+    if (!duct::select::parse_coll(sel, &c) || duct::select::find_algo(c, o.algo) < 0)
+      fail("no " + sel + " algorithm '" + o.algo + "' (duct-info -a lists them)");
+    std::string rule = sel + ":0-inf:" + o.algo;
+    if (DUCT_Tune(rule.c_str()) != MPI_SUCCESS) fail("DUCT_Tune(" + rule + ") failed");
   }
   bool dev = o.device == "cuda" || (o.device == "auto" && DUCT_Query_cuda_support());
   if (o.device == "cuda" && !DUCT_Query_cuda_support())
@@ -227,8 +253,9 @@ int main(int argc, char** argv) {
 
   MPI_Datatype dt = type->mpi();
   MPI_Op mpi_op = op->mpi;
-  bool half = type->elem == Elem::f16 || type->elem == Elem::bf16;
-  if (half) {
+  const bool half = type->elem == Elem::f16 || type->elem == Elem::bf16;
+  const bool reduces = coll == "allreduce" || coll == "reduce" || coll == "reduce_scatter";
+  if (half && reduces) {
     if (op->op != RedOp::sum && op->op != RedOp::prod && op->op != RedOp::min && op->op != RedOp::max)
       fail("16-bit float types take sum, prod, min or max");
     g_user_op = op->op;
@@ -236,8 +263,10 @@ int main(int argc, char** argv) {
     MPI_Op_create(half_op, 1, &mpi_op);
   }
   const std::size_t esz = duct::elem_size(type->elem);
+  const int root = o.root;
+  // Data movement moves the values a sum would reduce: any pattern will do.
+  const RedOp data_op = reduces ? op->op : RedOp::sum;
 
-  // Where the ranks are.
   char host[MPI_MAX_PROCESSOR_NAME] = {};
   int hlen = 0;
   MPI_Get_processor_name(host, &hlen);
@@ -248,44 +277,152 @@ int main(int argc, char** argv) {
   int leader = local_rank == 0, nodes = 0;
   MPI_Allreduce(&leader, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   MPI_Comm_free(&node);
+  const char* mpi_name[] = {"MPI_Allreduce", "MPI_Bcast", "MPI_Reduce", "MPI_Allgather", "MPI_Reduce_scatter_block",
+                            "MPI_Alltoall", "MPI_Gather", "MPI_Scatter", "MPI_Barrier"};
+  const std::size_t ci = static_cast<std::size_t>(std::find_if(std::begin(known), std::end(known), [&](const char* k) { return coll == k; }) - std::begin(known));
   if (rank == 0) {
     std::printf("# duct-bench %s: %s, %d ranks on %d node(s), %s buffers, %s %s, %d iterations (+%d warm-up), "
                 "check %s\n",
-                DUCT_Version_string(), o.coll.c_str(), n, nodes, dev ? "cuda device" : "host", type->name,
-                op->name, o.iters, o.warmup, o.check ? "on" : "off");
+                DUCT_Version_string(), coll.c_str(), n, nodes, dev ? "cuda device" : "host", type->name,
+                reduces ? op->name : "-", o.iters, o.warmup, o.check ? "on" : "off");
     if (!dev) std::printf("# host buffers: %s\n", DUCT_Query_cuda_support() ? "(-d host requested)" : cuda::unavailable_reason().c_str());
-    std::printf("# selection: %s\n", o.algo.empty() ? duct::select::default_rules() : ("forced " + o.algo).c_str());
-    const char* mpi_label = dev ? "MPI staged (D2H+MPI_Allreduce+H2D)" : "MPI_Allreduce";
-    std::printf("#\n# %49s %-31s %-31s %s\n", "", "duct out-of-place", "duct in-place", mpi_label);
-    std::printf("# %12s %12s %8s %6s %9s %7s %7s %6s %9s %7s %7s %6s %9s %7s %7s %6s %8s\n", "size", "count", "type",
-                "redop", "time(us)", "algbw", "busbw", "#wrong", "time(us)", "algbw", "busbw", "#wrong", "time(us)",
+    std::printf("# selection: %s\n", o.algo.empty() ? "built-in rules (duct-info -a)" : ("forced " + o.algo).c_str());
+    std::string mpi_label = dev ? std::string("MPI staged (D2H+") + mpi_name[ci] + "+H2D)" : mpi_name[ci];
+    std::printf("#\n# %56s %-31s %-31s %s\n", "", "duct out-of-place", "duct in-place", mpi_label.c_str());
+    std::printf("# %12s %12s %8s %6s %5s %9s %7s %7s %6s %9s %7s %7s %6s %9s %7s %7s %6s %8s\n", "size", "count", "type",
+                "redop", "root", "time(us)", "algbw", "busbw", "#wrong", "time(us)", "algbw", "busbw", "#wrong", "time(us)",
                 "algbw", "busbw", "#wrong", "speedup");
-    std::printf("# %12s %12s %8s %6s %9s %7s %7s %6s %9s %7s %7s %6s %9s %7s %7s %6s %8s\n", "(B)", "(elements)", "",
-                "", "", "(GB/s)", "(GB/s)", "", "", "(GB/s)", "(GB/s)", "", "", "(GB/s)", "(GB/s)", "", "(x)");
+    std::printf("# %12s %12s %8s %6s %5s %9s %7s %7s %6s %9s %7s %7s %6s %9s %7s %7s %6s %8s\n", "(B)", "(elements)", "",
+                "", "", "", "(GB/s)", "(GB/s)", "", "", "(GB/s)", "(GB/s)", "", "", "(GB/s)", "(GB/s)", "", "(x)");
   }
 
-  const double bus_factor = n > 1 ? 2.0 * (n - 1) / n : 1.0;
+  const double frac = n > 1 ? static_cast<double>(n - 1) / n : 1.0;
   long long total_wrong = 0;
   int rc_bad = 0;
   for (double sz = static_cast<double>(o.min_bytes); sz <= static_cast<double>(o.max_bytes) * 1.0000001;
        sz = (o.factor > 1 ? sz * o.factor : static_cast<double>(o.max_bytes) * 2)) {
-    std::size_t count = static_cast<std::size_t>(sz) / esz;
-    std::size_t bytes = count * esz;
-    Buf send, recv;
-    if (!send.alloc(bytes, dev) || !recv.alloc(bytes, dev)) fail("cannot allocate " + std::to_string(bytes) + " bytes");
-    std::vector<char> input(bytes);
-    bench::fill_input(input.data(), count, type->elem, op->op, rank);
-    send.upload(input);
+    const std::size_t count = coll == "barrier" ? 0 : static_cast<std::size_t>(sz) / esz;
+    const std::size_t un = static_cast<std::size_t>(n);
+    Shape s;
+    const std::size_t block = count / un;
+    if (coll == "allreduce") s = {count, count, 0, 2 * frac, true, false, true};
+    else if (coll == "bcast") s = {count, count, 0, 1, false, true, false};
+    else if (coll == "reduce") s = {count, count, 0, 1, true, true, true};
+    else if (coll == "allgather") s = {block, block * un, block, frac, false, false, true};
+    else if (coll == "reduce_scatter") s = {block * un, block * un, block, frac, true, false, true};
+    else if (coll == "alltoall") s = {block * un, block * un, block, frac, false, false, true};
+    else if (coll == "gather") s = {block, block * un, block, frac, false, true, true};
+    else if (coll == "scatter") s = {block * un, block, block, frac, false, true, true};
+    else s = {0, 0, 0, 1, false, false, false};
+    const std::size_t bytes = std::max(s.send_elems, s.recv_elems) * esz;  // nccl-tests' "size"
+    const int icount = static_cast<int>(coll == "allreduce" || coll == "bcast" || coll == "reduce" ? count : block);
 
-    // One call checked, then the timed loop, for each variant.
-    auto measure = [&](auto&& call, bool in_place, long long* wrong) -> double {
-      if (in_place) recv.upload(input);
-      if (call() != MPI_SUCCESS) rc_bad = 1;
-      *wrong = -1;
-      if (o.check) {
-        std::vector<char> out = recv.download();
-        *wrong = sum_over_ranks(static_cast<long long>(bench::count_wrong(out.data(), count, type->elem, op->op, n)));
+    Buf send, recv;
+    if (!send.alloc(s.send_elems * esz, dev) || !recv.alloc(s.recv_elems * esz, dev))
+      fail("cannot allocate " + std::to_string(bytes) + " bytes");
+    // Inputs: element i of rank r's send buffer is input_value(r, i).
+    std::vector<char> input(s.send_elems * esz);
+    bench::fill_input(input.data(), s.send_elems, type->elem, data_op, rank);
+    send.upload(input.data(), input.size());
+
+    // The exact expected receive buffer of this rank (empty: nothing to check).
+    std::vector<char> expect(s.recv_elems * esz);
+    auto put = [&](std::size_t at, std::int64_t v) { bench::store(expect.data() + at * esz, type->elem, v); };
+    bool check_here = true;
+    if (coll == "allreduce" || (coll == "reduce" && rank == root)) {
+      for (std::size_t i = 0; i < count; ++i) put(i, bench::expected_value(n, i, data_op, type->elem));
+    } else if (coll == "reduce") {
+      check_here = false;
+    } else if (coll == "bcast") {
+      for (std::size_t i = 0; i < count; ++i) put(i, bench::input_value(root, i, data_op));
+    } else if (coll == "allgather" || (coll == "gather" && rank == root)) {
+      for (std::size_t q = 0; q < un; ++q)
+        for (std::size_t j = 0; j < block; ++j) put(q * block + j, bench::input_value(static_cast<int>(q), j, data_op));
+    } else if (coll == "gather") {
+      check_here = false;
+    } else if (coll == "reduce_scatter") {
+      for (std::size_t j = 0; j < block; ++j)
+        put(j, bench::expected_value(n, static_cast<std::size_t>(rank) * block + j, data_op, type->elem));
+      expect.resize(block * esz);
+    } else if (coll == "alltoall") {
+      for (std::size_t q = 0; q < un; ++q)
+        for (std::size_t j = 0; j < block; ++j)
+          put(q * block + j, bench::input_value(static_cast<int>(q), static_cast<std::size_t>(rank) * block + j, data_op));
+    } else if (coll == "scatter") {
+      for (std::size_t j = 0; j < block; ++j)
+        put(j, bench::input_value(root, static_cast<std::size_t>(rank) * block + j, data_op));
+    } else {
+      check_here = false;
+    }
+    // Bcast, scatter: what non-roots receive must not be there before.
+    std::vector<char> poison(s.recv_elems * esz, 0x5a);
+
+    // Fill recv for an in-place call: the input where MPI_IN_PLACE expects it.
+    auto prepare_in_place = [&]() {
+      std::vector<char> r(s.recv_elems * esz, 0x5a);
+      if (coll == "allreduce" || coll == "reduce_scatter" || coll == "alltoall" || (coll == "reduce" && rank == root))
+        std::memcpy(r.data(), input.data(), input.size());
+      else if (coll == "allgather" || (coll == "gather" && rank == root))
+        std::memcpy(r.data() + static_cast<std::size_t>(rank) * block * esz, input.data(), input.size());
+      recv.upload(r.data(), r.size());
+    };
+
+    auto duct_call = [&](bool ip) -> int {
+      const void* sb = ip ? MPI_IN_PLACE : send.p;
+      if (coll == "allreduce") return DUCT_Allreduce(sb, recv.p, icount, dt, op->mpi, MPI_COMM_WORLD);
+      if (coll == "reduce") return DUCT_Reduce(ip && rank != root ? send.p : sb, recv.p, icount, dt, op->mpi, root, MPI_COMM_WORLD);
+      if (coll == "bcast") return DUCT_Bcast(rank == root ? send.p : recv.p, icount, dt, root, MPI_COMM_WORLD);
+      if (coll == "allgather") return DUCT_Allgather(sb, icount, dt, recv.p, icount, dt, MPI_COMM_WORLD);
+      if (coll == "reduce_scatter") return DUCT_Reduce_scatter_block(sb, recv.p, icount, dt, op->mpi, MPI_COMM_WORLD);
+      if (coll == "alltoall") return DUCT_Alltoall(sb, icount, dt, recv.p, icount, dt, MPI_COMM_WORLD);
+      if (coll == "gather")
+        return DUCT_Gather(ip && rank == root ? MPI_IN_PLACE : send.p, icount, dt, recv.p, icount, dt, root, MPI_COMM_WORLD);
+      if (coll == "scatter")
+        return DUCT_Scatter(send.p, icount, dt, ip && rank == root ? MPI_IN_PLACE : recv.p, icount, dt, root, MPI_COMM_WORLD);
+      return DUCT_Barrier(MPI_COMM_WORLD);
+    };
+    std::vector<char> hs, hr;
+    auto mpi_call = [&]() -> int {
+      const void* sb = send.p;
+      void* rb = recv.p;
+      if (dev) {  // the host-staged path a user would otherwise write
+        hs.resize(send.bytes);
+        hr.resize(recv.bytes);
+        (void)cuda::copy(hs.data(), send.p, send.bytes);
+        sb = hs.data();
+        rb = hr.data();
       }
+      int rc;
+      if (coll == "allreduce") rc = MPI_Allreduce(sb, rb, icount, dt, mpi_op, MPI_COMM_WORLD);
+      else if (coll == "reduce") rc = MPI_Reduce(sb, rb, icount, dt, mpi_op, root, MPI_COMM_WORLD);
+      else if (coll == "bcast") {
+        if (rank == root) std::memcpy(rb, sb, std::min(send.bytes, recv.bytes));  // the root's data travels from recv
+        rc = MPI_Bcast(rb, icount, dt, root, MPI_COMM_WORLD);
+      } else if (coll == "allgather") rc = MPI_Allgather(sb, icount, dt, rb, icount, dt, MPI_COMM_WORLD);
+      else if (coll == "reduce_scatter") rc = MPI_Reduce_scatter_block(sb, rb, icount, dt, mpi_op, MPI_COMM_WORLD);
+      else if (coll == "alltoall") rc = MPI_Alltoall(sb, icount, dt, rb, icount, dt, MPI_COMM_WORLD);
+      else if (coll == "gather") rc = MPI_Gather(sb, icount, dt, rb, icount, dt, root, MPI_COMM_WORLD);
+      else if (coll == "scatter") rc = MPI_Scatter(sb, icount, dt, rb, icount, dt, root, MPI_COMM_WORLD);
+      else rc = MPI_Barrier(MPI_COMM_WORLD);
+      if (dev) (void)cuda::copy(recv.p, hr.data(), recv.bytes);
+      return rc;
+    };
+    // bcast reads the root's data from `send` (duct) or copies it into recv (MPI); the root's
+    // own "result" is its input.
+    auto wrong_now = [&](bool in_place) -> long long {
+      if (!check_here || !o.check) return 0;
+      if (in_place && coll == "scatter" && rank == root) return 0;  // the root's block stays in its send buffer
+      std::vector<char> got = coll == "bcast" && rank == root ? send.download() : recv.download();
+      got.resize(expect.size());
+      long long w = 0;
+      for (std::size_t i = 0; i + esz <= expect.size(); i += esz) w += std::memcmp(got.data() + i, expect.data() + i, esz) != 0;
+      return w;
+    };
+    auto measure = [&](const std::function<int()>& call, bool reset_in_place, long long* wrong) -> double {
+      if (reset_in_place) prepare_in_place();
+      else recv.upload(poison.data(), poison.size());
+      if (call() != MPI_SUCCESS) rc_bad = 1;
+      *wrong = o.check ? sum_over_ranks(wrong_now(reset_in_place)) : -1;
       for (int i = 0; i < o.warmup; ++i) call();
       MPI_Barrier(MPI_COMM_WORLD);
       double t0 = MPI_Wtime();
@@ -293,48 +430,38 @@ int main(int argc, char** argv) {
       double t = (MPI_Wtime() - t0) / o.iters;
       return max_over_ranks(t);
     };
-    auto duct_oop = [&] { return DUCT_Allreduce(send.p, recv.p, static_cast<int>(count), dt, op->mpi, MPI_COMM_WORLD); };
-    auto duct_ip = [&] { return DUCT_Allreduce(MPI_IN_PLACE, recv.p, static_cast<int>(count), dt, op->mpi, MPI_COMM_WORLD); };
-    std::vector<char> hs, hr;
-    auto mpi_call = [&] {
-      if (!dev) return MPI_Allreduce(send.p, recv.p, static_cast<int>(count), dt, mpi_op, MPI_COMM_WORLD);
-      hs.resize(bytes);
-      hr.resize(bytes);
-      (void)cuda::copy(hs.data(), send.p, bytes);
-      int rc = MPI_Allreduce(hs.data(), hr.data(), static_cast<int>(count), dt, mpi_op, MPI_COMM_WORLD);
-      (void)cuda::copy(recv.p, hr.data(), bytes);
-      return rc;
-    };
-    long long w_oop = 0, w_ip = 0, w_mpi = -1;
-    double t_oop = measure(duct_oop, false, &w_oop);
-    double t_ip = measure(duct_ip, true, &w_ip);
+    long long w_oop = 0, w_ip = -1, w_mpi = -1;
+    double t_oop = measure([&] { return duct_call(false); }, false, &w_oop);
+    double t_ip = s.in_place ? measure([&] { return duct_call(true); }, true, &w_ip) : 0;
     double t_mpi = o.mpi ? measure(mpi_call, false, &w_mpi) : 0;
     total_wrong += std::max(0LL, w_oop) + std::max(0LL, w_ip);
 
     if (rank == 0) {
-      auto cols = [&](double t, long long w) {
+      auto cols = [&](double t, long long w, bool have) {
+        if (!have) {
+          std::printf(" %9s %7s %7s %6s", "-", "-", "-", "-");
+          return;
+        }
         double algbw = t > 0 ? static_cast<double>(bytes) / t / 1e9 : 0;
-        std::printf(" %9.2f %7.3f %7.3f %6s", t * 1e6, algbw, algbw * bus_factor,
-                    w < 0 ? "N/A" : std::to_string(w).c_str());
+        std::printf(" %9.2f %7.3f %7.3f %6s", t * 1e6, algbw, algbw * s.bus, w < 0 ? "N/A" : std::to_string(w).c_str());
       };
-      std::printf("  %12zu %12zu %8s %6s", bytes, count, type->name, op->name);
-      cols(t_oop, w_oop);
-      cols(t_ip, w_ip);
-      if (o.mpi) {
-        cols(t_mpi, w_mpi);
-        std::printf(" %8.2f\n", t_oop > 0 ? t_mpi / t_oop : 0);
-      } else {
-        std::printf(" %9s %7s %7s %6s %8s\n", "-", "-", "-", "-", "-");
-      }
+      std::printf("  %12zu %12zu %8s %6s %5s", bytes, coll == "barrier" ? std::size_t{0} : static_cast<std::size_t>(icount),
+                  type->name, reduces ? op->name : "-", s.rooted ? std::to_string(root).c_str() : "-");
+      cols(t_oop, w_oop, true);
+      cols(t_ip, w_ip, s.in_place);
+      cols(t_mpi, w_mpi, o.mpi != 0);
+      if (o.mpi) std::printf(" %8.2f\n", t_oop > 0 ? t_mpi / t_oop : 0);
+      else std::printf(" %8s\n", "-");
       std::fflush(stdout);
     }
-    if (static_cast<double>(o.max_bytes) <= static_cast<double>(o.min_bytes)) break;
+    if (coll == "barrier" || static_cast<double>(o.max_bytes) <= static_cast<double>(o.min_bytes)) break;
   }
   if (rank == 0) {
-    std::printf("# busbw = algbw * 2(n-1)/n; out of bounds values: %lld wrong elements in duct's results\n", total_wrong);
+    std::printf("# busbw = algbw x %s; %lld wrong elements in duct's results\n",
+                coll == "allreduce" ? "2(n-1)/n" : (coll == "bcast" || coll == "reduce") ? "1" : "(n-1)/n", total_wrong);
     if (rc_bad) std::printf("# some calls returned an error\n");
   }
-  if (half) MPI_Op_free(&mpi_op);
+  if (mpi_op != op->mpi) MPI_Op_free(&mpi_op);
   MPI_Finalize();
   return (total_wrong > 0 || rc_bad) ? 1 : 0;
 }

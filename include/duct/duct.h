@@ -141,6 +141,139 @@ int DUCT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 int DUCT_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                      MPI_Comm comm);
 
+/*
+ * The other collectives. Each has MPI's signature and semantics (MPI-4.0
+ * chapter 6), so swapping the MPI_ prefix for DUCT_ is enough, and a large
+ * count form (suffix _c, MPI_Count counts and MPI_Aint displacements, as in
+ * MPI-4). All of them:
+ *
+ *  - take host or device memory for every buffer (see the top of this file);
+ *    send and receive buffers may be of different kinds, and so may ranks;
+ *  - count in elements of the datatype, displacements in extents of it;
+ *  - accept any intracommunicator and any number of ranks; intercommunicators
+ *    go to the MPI library;
+ *  - move the data of any predefined, contiguous datatype natively (MPI_CHAR,
+ *    pair types, ...: the bytes are moved as they are); derived datatypes go
+ *    to the MPI library. Reductions take the datatypes and ops listed for
+ *    DUCT_Allreduce natively, others through the MPI library;
+ *  - allow MPI_IN_PLACE exactly where MPI does (each function says where);
+ *  - check their arguments like DUCT_Allreduce, plus: root out of range
+ *    (DUCT_ERRCLASS_ROOT), MPI_IN_PLACE where MPI forbids it
+ *    (DUCT_ERRCLASS_IN_PLACE), negative counts in arrays and send/receive
+ *    sizes that differ on one rank (DUCT_ERRCLASS_COUNT), NULL count or
+ *    displacement arrays (DUCT_ERRCLASS_ARG).
+ *
+ * Algorithms (each in lib/coll/<collective>/<algorithm>.cpp, chosen by size,
+ * communicator size and node count; DUCT_TUNE or DUCT_Tune overrides; see
+ * `duct-info -a`): flat shared memory on one node for small messages;
+ * binomial trees, recursive doubling/halving and Bruck's algorithms for small
+ * messages; rings, scatter + allgather and pairwise exchange for large ones
+ * (Thakur, Rabenseifner, Gropp, IJHPCA 2005; Bruck et al., IEEE TPDS 1997;
+ * Patarasuk, Yuan, JPDC 2009).
+ */
+
+/* Broadcast `count` elements of `buffer` from `root` to every rank.
+ * buffer: host or device. */
+int DUCT_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int DUCT_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm);
+
+/* Combine `count` elements from every rank with `op`; the result lands in
+ * `recvbuf` at `root` (recvbuf is ignored elsewhere and may be NULL there).
+ * MPI_IN_PLACE as sendbuf at the root only. */
+int DUCT_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm);
+int DUCT_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
+                  MPI_Comm comm);
+
+/* Every rank's `sendcount` elements, gathered in rank order into every
+ * rank's `recvbuf` (blocks of `recvcount` elements). MPI_IN_PLACE as sendbuf:
+ * this rank's block is already at its place in recvbuf. */
+int DUCT_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm);
+int DUCT_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+
+/* Allgather with `recvcounts[i]` elements from rank i placed at
+ * `displs[i]` extents into recvbuf (any order). MPI_IN_PLACE as sendbuf. */
+int DUCT_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
+int DUCT_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm);
+
+/* Reduce n blocks of `recvcount` elements (n = communicator size) and leave
+ * block i on rank i. MPI_IN_PLACE as sendbuf: the input is in recvbuf
+ * (n * recvcount elements), the result at its start. */
+int DUCT_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm);
+int DUCT_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                                MPI_Op op, MPI_Comm comm);
+
+/* Reduce-scatter with blocks of `recvcounts[i]` elements, consecutive in the
+ * input; rank i gets block i. MPI_IN_PLACE as sendbuf (input in recvbuf). */
+int DUCT_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm);
+int DUCT_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
+                          MPI_Op op, MPI_Comm comm);
+
+/* Block j of every rank's sendbuf (`sendcount` elements) goes to rank j,
+ * landing at block i of its recvbuf for sender i. MPI_IN_PLACE as sendbuf:
+ * the data is taken from recvbuf and replaced (sendcount/sendtype ignored). */
+int DUCT_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm);
+int DUCT_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+
+/* Alltoall with per-peer counts and displacements (in extents). MPI_IN_PLACE
+ * as sendbuf: the data is taken from recvbuf per recvcounts/rdispls. */
+int DUCT_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+int DUCT_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                     MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                     MPI_Datatype recvtype, MPI_Comm comm);
+
+/* Every rank's `sendcount` elements gathered in rank order at `root`
+ * (recv arguments are significant at the root only). MPI_IN_PLACE as sendbuf
+ * at the root only: its block is already in place. */
+int DUCT_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm);
+int DUCT_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+
+/* Gather with per-rank counts and displacements at the root. */
+int DUCT_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm);
+int DUCT_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                   MPI_Comm comm);
+
+/* Block i of the root's sendbuf (`sendcount` elements) goes to rank i (send
+ * arguments are significant at the root only). MPI_IN_PLACE as recvbuf at
+ * the root only: its own block stays in sendbuf. */
+int DUCT_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm);
+int DUCT_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+
+/* Scatter with per-rank counts and displacements at the root. */
+int DUCT_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int DUCT_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                    MPI_Comm comm);
+
+/* Return once every rank of `comm` has called it. */
+int DUCT_Barrier(MPI_Comm comm);
+
+/* ---- selection ------------------------------------------------------------- */
+
+/* Replace the algorithm selection rules for the collectives named in `rules`
+ * (the DUCT_TUNE format, e.g. "bcast:0-inf:pipelined_chain"; "" restores
+ * the built-in rules). Every rank must pick the same algorithm, so call it
+ * with the same string on every rank, between collectives (like a
+ * collective, though it does not communicate). Errors: DUCT_ERRCLASS_CONFIG
+ * with the reason; raised on MPI_COMM_WORLD. */
+int DUCT_Tune(const char *rules);
+
 /* ---- queries ------------------------------------------------------------- */
 
 /* 1 when this process can use a CUDA device (driver, device, and duct built

@@ -1,10 +1,39 @@
 #include "coll/common.hpp"
 
 #include <cstring>
-
-#include "reduce/reduce.hpp"
+#include <numeric>
 
 namespace duct::coll {
+
+Layout Layout::even(std::size_t count, int n) {
+  Layout l;
+  Blocks b{count, n};
+  l.off.resize(static_cast<std::size_t>(n));
+  l.len.resize(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    l.off[static_cast<std::size_t>(i)] = b.offset(i);
+    l.len[static_cast<std::size_t>(i)] = b.size(i);
+  }
+  return l;
+}
+
+Layout Layout::uniform(std::size_t each, int n) {
+  Layout l;
+  l.off.resize(static_cast<std::size_t>(n));
+  l.len.assign(static_cast<std::size_t>(n), each);
+  for (int i = 0; i < n; ++i) l.off[static_cast<std::size_t>(i)] = static_cast<std::size_t>(i) * each;
+  return l;
+}
+
+std::size_t Layout::max_len() const noexcept { return len.empty() ? 0 : *std::max_element(len.begin(), len.end()); }
+std::size_t Layout::total() const noexcept { return std::accumulate(len.begin(), len.end(), std::size_t{0}); }
+
+Layout Layout::scaled(std::size_t unit) const {
+  Layout l = *this;
+  for (auto& o : l.off) o *= unit;
+  for (auto& x : l.len) x *= unit;
+  return l;
+}
 
 Status reduce_local(void* dst, const void* a, const void* b, std::size_t count, const DType& dt, RedOp op,
                     MemKind kind, memory::Fence* fence, reduce::Store store) {
@@ -22,6 +51,22 @@ Status copy_local(void* dst, MemKind dst_kind, const void* src, MemKind src_kind
     return Status::ok();
   }
   return memory::cuda::copy(dst, src, bytes);
+}
+
+Status reap(std::vector<Request>& reqs) {
+  for (auto it = reqs.begin(); it != reqs.end();) {
+    bool done = false;
+    DUCT_TRY(it->test(&done));
+    it = done ? reqs.erase(it) : it + 1;
+  }
+  return Status::ok();
+}
+
+std::vector<Request*> pointers(std::vector<Request>& reqs) {
+  std::vector<Request*> out;
+  out.reserve(reqs.size());
+  for (Request& r : reqs) out.push_back(&r);
+  return out;
 }
 
 }  // namespace duct::coll

@@ -1,9 +1,11 @@
-// duct coll: helpers shared by the algorithms.
+// duct coll: what the algorithms share: groups of ranks, block layouts,
+// messages of one collective instance, local reduce and copy.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "coll/context.hpp"
 #include "core/dtype.hpp"
@@ -15,8 +17,36 @@ namespace duct::coll {
 using channel::Request;
 using memory::MemKind;
 
-// `count` elements split into `n` blocks as evenly as possible: the first
-// count % n blocks have one element more. Pure arithmetic (unit tested).
+// The ranks an algorithm runs over, numbered 0..n-1 within the group: all
+// ranks of the communicator, the ranks of one node, one leader per node, or
+// the ranks relative to a root. Composite algorithms (node-aware allreduce,
+// broadcast by scatter + allgather) reuse the flat ones on groups.
+struct Group {
+  const int* ranks = nullptr;  // communicator rank of each member; nullptr: member i is rank i
+  int n = 1;                   // members
+  int me = 0;                  // this rank's index, or -1 when it is not a member
+  int rank(int i) const noexcept { return ranks ? ranks[i] : i; }
+};
+
+// n blocks of a buffer: offset and length of each, in bytes or elements
+// (the user of a layout says which). Blocks need not be in rank order or
+// contiguous (allgatherv displacements).
+struct Layout {
+  std::vector<std::size_t> off, len;
+  // `count` units split into n blocks as evenly as possible, in order: the
+  // first count % n blocks have one unit more.
+  static Layout even(std::size_t count, int n);
+  // n blocks of `each` units, in order.
+  static Layout uniform(std::size_t each, int n);
+  int n() const noexcept { return static_cast<int>(len.size()); }
+  std::size_t max_len() const noexcept;
+  std::size_t total() const noexcept;
+  // The same layout scaled from elements to bytes.
+  Layout scaled(std::size_t unit) const;
+};
+
+// `count` elements split into `n` blocks as evenly as possible (arithmetic
+// only; Layout::even builds the vectors from it).
 struct Blocks {
   std::size_t count;
   int n;
@@ -44,17 +74,21 @@ struct Segments {
 };
 
 inline int mod(int a, int n) noexcept { return ((a % n) + n) % n; }
+inline bool is_pow2(int n) noexcept { return n > 0 && (n & (n - 1)) == 0; }
 
-// The messages of one collective instance on a context.
+// The messages of one collective instance, to and from members of a group.
 struct Link {
   Context& ctx;
   std::uint32_t seq;
+  Group g;
   Status send(int peer, const void* buf, std::size_t bytes, MemKind kind, std::uint32_t step, Request* r) {
-    return ctx.channels->to(peer).isend(buf, bytes, kind, channel::Tag{seq, step & 0xfffu}, r);
+    return ctx.channels->to(g.rank(peer)).isend(buf, bytes, kind, channel::Tag{seq, step & 0xfffu}, r);
   }
   Status recv(int peer, void* buf, std::size_t bytes, MemKind kind, std::uint32_t step, Request* r) {
-    return ctx.channels->to(peer).irecv(buf, bytes, kind, channel::Tag{seq, step & 0xfffu}, r);
+    return ctx.channels->to(g.rank(peer)).irecv(buf, bytes, kind, channel::Tag{seq, step & 0xfffu}, r);
   }
+  // The same messages over another group (phases of a composite algorithm).
+  Link on(Group other) const { return Link{ctx, seq, other}; }
 };
 
 // dst = a (op) b on memory of `kind`. Host: done on return. Device:
@@ -65,5 +99,13 @@ Status reduce_local(void* dst, const void* a, const void* b, std::size_t count, 
 
 // Copy between any kinds; done on return.
 Status copy_local(void* dst, MemKind dst_kind, const void* src, MemKind src_kind, std::size_t bytes);
+
+// Byte offset arithmetic.
+inline void* at(void* p, std::size_t off) { return static_cast<char*>(p) + off; }
+inline const void* at(const void* p, std::size_t off) { return static_cast<const char*>(p) + off; }
+
+// Test finished requests without waiting, so lists of sends stay short.
+Status reap(std::vector<Request>& reqs);
+std::vector<Request*> pointers(std::vector<Request>& reqs);
 
 }  // namespace duct::coll

@@ -130,6 +130,15 @@ void Runtime::teardown() noexcept {
   free_half_types();
 }
 
+Status Runtime::set_rules(const std::string& rules) {
+  select::Table t;
+  DUCT_TRY(select::Table::make(rules, &t));
+  table_ = std::move(t);
+  ++generation_;
+  DUCT_INFO(select, "selection rules replaced: %s", rules.empty() ? "(built-in)" : rules.c_str());
+  return Status::ok();
+}
+
 void Runtime::delete_context(void* value) noexcept {
   auto* ctx = static_cast<Context*>(value);
   if (g_runtime) {
@@ -201,6 +210,10 @@ Status Runtime::create_context(MPI_Comm comm, Context** out) {
   }
 
   DUCT_TRY(build_topology(ctx->dup, &ctx->topo));
+  for (const auto& node : ctx->topo.ranks_on) {
+    if (node.front() == ctx->topo.rank) ctx->leader_index_ = static_cast<int>(ctx->leaders_.size());
+    ctx->leaders_.push_back(node.front());
+  }
   DUCT_TRY(agree_cid(ctx->dup, &ctx->cid));
   DUCT_TRY(channel::ChannelSet::create(ctx->dup, ctx->topo, ctx->cid, local, &ctx->channels));
   if (ctx->topo.num_nodes == 1 && ctx->topo.size > 1) {

@@ -58,8 +58,16 @@ class Context {
   struct LastChoice {
     std::size_t bytes = ~std::size_t{0};
     int algo = -1;
+    int generation = -1;  // of the rules it was made with
+    bool device = false;
   };
-  LastChoice last_choice[4];
+  LastChoice last_choice[static_cast<int>(select::Coll::count_)];
+
+  // Members of this rank's node and one leader (lowest rank) per node, in
+  // rank order; leader_index_ is -1 on ranks that are not leaders.
+  const std::vector<int>& node_ranks() const { return topo.ranks_on[static_cast<std::size_t>(topo.node)]; }
+  const std::vector<int>& leaders() const noexcept { return leaders_; }
+  int leader_index() const noexcept { return leader_index_; }
 
   // Whether a message about `key` was logged already (log once per signature).
   bool first_time(const std::string& key) { return logged_.insert(key).second; }
@@ -70,7 +78,9 @@ class Context {
  private:
   friend class Runtime;
   std::uint32_t seq_ = 0;
-  static constexpr int kSlots = 3;
+  std::vector<int> leaders_;
+  int leader_index_ = -1;
+  static constexpr int kSlots = 6;
   memory::Buffer host_[kSlots];
   memory::Buffer device_[kSlots];
   std::set<std::string> logged_;
@@ -93,6 +103,9 @@ class Runtime {
   Status context(MPI_Comm comm, Context** out);
 
   const select::Table& table() const noexcept { return table_; }
+  // Replace the rules (DUCT_Tune); bumps rules_generation().
+  Status set_rules(const std::string& rules);
+  int rules_generation() const noexcept { return generation_; }
   // Run `fn` at teardown (before MPI_Finalize completes), in reverse order.
   void on_finalize(std::function<void()> fn) { hooks_.push_back(std::move(fn)); }
   // Serializes progress when the application calls duct from several threads.
@@ -118,6 +131,7 @@ class Runtime {
   std::set<std::uint32_t> cids_;
   std::uint32_t next_cid_ = 1;
   select::Table table_;
+  int generation_ = 0;
   std::vector<std::function<void()>> hooks_;
   std::recursive_mutex mutex_;
   int world_rank_ = 0;

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "coll/collectives.hpp"
 #include "core/comm.hpp"
 #include "core/log.hpp"
 
@@ -65,6 +66,63 @@ std::uint64_t* ShmArea::ready(int r, int parity) const {
 
 void* ShmArea::slot(int r, int parity) const {
   return base_[static_cast<std::size_t>(r)] + static_cast<std::size_t>(parity) * kSlotStride + 8;
+}
+
+}  // namespace duct::coll
+
+namespace duct::coll {
+
+namespace {
+
+// Wait until a shared sequence number reaches a value. Polls a few times
+// before giving control back, so a value that is about to arrive is seen at
+// once.
+class WaitCounter final : public Waitable {
+ public:
+  WaitCounter(std::uint64_t* c, std::uint64_t at_least, int rank) : c_(c), v_(at_least), rank_(rank) {}
+  void poll(bool* ready) override {
+    for (int i = 0; i < 64; ++i) {
+      if (std::atomic_ref<std::uint64_t>(*c_).load(std::memory_order_acquire) >= v_) {
+        *ready = true;
+        return;
+      }
+    }
+    *ready = false;
+  }
+  std::string describe() const override {
+    return strprintf("rank %d's shared-memory slot to reach sequence %llu (it is at %llu)", rank_,
+                     static_cast<unsigned long long>(v_),
+                     static_cast<unsigned long long>(std::atomic_ref<std::uint64_t>(*c_).load()));
+  }
+
+ private:
+  std::uint64_t* c_;
+  std::uint64_t v_;
+  int rank_;
+};
+
+}  // namespace
+
+// Every shm algorithm publishes and waits for all, even where a rank has no
+// data to give: that is what makes slot reuse safe (a rank starts call k only
+// after every rank published k-1, which it did after its call k-2 returned).
+Sched shm_exchange(ShmArea& s, std::uint64_t k, int parity, int me, int n) {
+  std::atomic_ref<std::uint64_t>(*s.ready(me, parity)).store(k, std::memory_order_release);
+  for (int q = 0; q < n; ++q) {
+    if (q == me) continue;
+    DUCT_CO_TRY(co_await WaitAwaiter<WaitCounter>{WaitCounter(s.ready(q, parity), k, q)});
+  }
+  co_return Status::ok();
+}
+
+Status shm_reduce_slots(Context& ctx, ShmArea& s, int parity, const CollArgs& a, void* dst, MemKind dst_kind) {
+  const std::size_t bytes = a.count * elem_size(a.dt.elem);
+  void* acc = dst;
+  if (dst_kind == MemKind::device) DUCT_TRY(ctx.scratch(MemKind::host, bytes, 1, &acc));
+  DUCT_TRY(copy_local(acc, MemKind::host, s.slot(0, parity), MemKind::host, bytes));
+  for (int q = 1; q < s.size(); ++q)
+    DUCT_TRY(reduce_local(acc, acc, s.slot(q, parity), a.count, a.dt, a.op, MemKind::host, nullptr));
+  return acc == dst ? Status::ok() : copy_local(dst, dst_kind, acc, MemKind::host, bytes);
 }
 
 }  // namespace duct::coll

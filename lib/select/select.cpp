@@ -9,26 +9,69 @@ namespace duct::select {
 
 namespace {
 
+bool pow2(int n) { return n > 0 && (n & (n - 1)) == 0; }
+
 bool any(const Query&, std::string*) { return true; }
 
-bool shm_fits(const Query& q, std::string* why) {
+bool power_of_two(const Query& q, std::string* why) {
+  if (pow2(q.comm_size)) return true;
+  *why = strprintf("needs a power-of-two communicator (this one has %d ranks)", q.comm_size);
+  return false;
+}
+
+bool shm_area(const Query& q, std::string* why) {
   if (q.num_nodes != 1) return (*why = "the communicator spans nodes"), false;
   if (q.shm_bytes == 0) return (*why = "no shared-memory area on this communicator"), false;
-  if (q.bytes > q.shm_bytes) return (*why = "the vector is larger than a shared-memory slot"), false;
   return true;
 }
 
-// The built-in rules. Recursive doubling moves the whole vector log2(n)
-// times and wins while latency dominates; the ring moves 2(n-1)/n of it and
-// wins once bandwidth dominates. Crossover measured with duct-bench -A on 2
-// and 4 ranks (host, 2 cores): recursive doubling faster up to 8 KiB (np 2:
-// 3.99 vs 4.41 us; np 4: 15.6 vs 27.9 us), the ring from 16 KiB (np 2: 6.9
-// vs 11.9 us; np 4: 28.6 vs 53.2 us).
-// The shared-memory algorithm serves single-node communicators; elsewhere
-// its rule is skipped for the next one that covers the size.
-constexpr const char* kDefaultRules = "allreduce:0-16k:shm,0-16k:recursive_doubling,16k-inf:ring";
+// The whole payload sits in one rank's slot (allreduce, reduce, bcast, scatter).
+bool shm_whole(const Query& q, std::string* why) {
+  if (!shm_area(q, why)) return false;
+  if (q.bytes > q.shm_bytes) return (*why = "the payload is larger than a shared-memory slot"), false;
+  return true;
+}
 
-const char* kCollNames[] = {"allreduce"};
+// Each rank's share sits in its own slot (allgather, gather).
+bool shm_share(const Query& q, std::string* why) {
+  if (!shm_area(q, why)) return false;
+  if (q.bytes / static_cast<std::size_t>(q.comm_size > 0 ? q.comm_size : 1) > q.shm_bytes)
+    return (*why = "a rank's share is larger than a shared-memory slot"), false;
+  return true;
+}
+
+bool several_nodes(const Query& q, std::string* why) {
+  if (q.num_nodes > 1) return true;
+  *why = "the communicator is on one node";
+  return false;
+}
+
+// The built-in rules. Crossovers measured with duct-bench -A on 2 and 4
+// ranks of the 2-core build machine (docs/benchmarks/); the reasoning:
+// flat shared memory beats messages while the payload is small; recursive
+// doubling/halving, Bruck and binomial trees need few steps (latency), rings
+// and scatter+allgather move the least data per rank (bandwidth).
+constexpr const char* kDefaultRules =
+    "allreduce/nodes:64k-inf:hierarchical;"
+    "allreduce:0-16k:shm,0-16k:recursive_doubling,16k-inf:ring;"
+    "bcast:0-16k:shm,0-64k:binomial,64k-inf:scatter_allgather;"
+    "reduce:0-16k:shm,0-64k:binomial,64k-inf:reduce_scatter_gather;"
+    "allgather:0-16k:shm,0-64k:bruck,64k-inf:ring;"
+    "allgatherv:0-64k:bruck,64k-inf:ring;"
+    "reduce_scatter_block:0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
+    "reduce_scatter:0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
+    "alltoall:0-4k:bruck,4k-inf:pairwise;"
+    "alltoallv:0-inf:pairwise;"
+    "gather:0-16k:shm,0-64k:binomial,64k-inf:linear;"
+    "gatherv:0-inf:linear;"
+    "scatter:0-16k:shm,0-64k:binomial,64k-inf:linear;"
+    "scatterv:0-inf:linear;"
+    "barrier:0-inf:shm,0-inf:dissemination";
+
+const char* kCollNames[] = {"allreduce", "bcast",  "reduce",  "allgather", "allgatherv",
+                            "reduce_scatter_block", "reduce_scatter", "alltoall", "alltoallv",
+                            "gather",    "gatherv", "scatter", "scatterv",  "barrier"};
+static_assert(sizeof kCollNames / sizeof kCollNames[0] == static_cast<size_t>(Coll::count_));
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
@@ -58,6 +101,45 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
   return out;
 }
 
+Status parse_qualifier(std::string_view q, Rule* r) {
+  q = trim(q);
+  if (q == "host") r->kind = 0;
+  else if (q == "cuda") r->kind = 1;
+  else if (q == "node") r->nodes = 0;
+  else if (q == "nodes") r->nodes = 1;
+  else if (q.substr(0, 2) == "n=") {
+    std::string_view range = q.substr(2);
+    size_t dash = range.find('-');
+    if (dash == std::string_view::npos)
+      return make_error(Errc::config, "DUCT_TUNE: '%.*s' is not n=<lo>-<hi>", static_cast<int>(q.size()), q.data());
+    std::size_t lo, hi;
+    DUCT_TRY(parse_bound(range.substr(0, dash), &lo));
+    DUCT_TRY(parse_bound(range.substr(dash + 1), &hi));
+    r->nmin = static_cast<int>(std::min<std::size_t>(lo, INT_MAX));
+    r->nmax = static_cast<int>(std::min<std::size_t>(hi, INT_MAX));
+  } else {
+    return make_error(Errc::config, "DUCT_TUNE: unknown qualifier '%.*s' (host, cuda, node, nodes, n=<lo>-<hi>)",
+                      static_cast<int>(q.size()), q.data());
+  }
+  return Status::ok();
+}
+
+bool matches(const Rule& r, const Query& q) {
+  if (r.coll != q.coll || q.bytes < r.lo || q.bytes >= r.hi) return false;
+  if (r.kind >= 0 && r.kind != (q.device ? 1 : 0)) return false;
+  if (r.nodes >= 0 && r.nodes != (q.num_nodes > 1 ? 1 : 0)) return false;
+  return q.comm_size >= r.nmin && q.comm_size <= r.nmax;
+}
+
+std::string qualifiers(const Rule& r) {
+  std::string s;
+  if (r.kind >= 0) s += r.kind ? "/cuda" : "/host";
+  if (r.nodes >= 0) s += r.nodes ? "/nodes" : "/node";
+  if (r.nmin > 0 || r.nmax < INT_MAX)
+    s += strprintf("/n=%d-%s", r.nmin, r.nmax == INT_MAX ? "inf" : std::to_string(r.nmax).c_str());
+  return s;
+}
+
 }  // namespace
 
 const char* coll_name(Coll c) noexcept {
@@ -77,17 +159,99 @@ bool parse_coll(const std::string& name, Coll* out) noexcept {
 
 const std::vector<AlgoDesc>& algorithms() {
   static const std::vector<AlgoDesc> all = {
+      // allreduce
       {Coll::allreduce, "shm",
        "single node: every rank writes its vector to node shared memory and reduces all of them in rank order "
        "(flat shared-memory collective as in Open MPI coll/sm and UCC tl/shm)",
-       false, shm_fits},
+       false, shm_whole},
       {Coll::allreduce, "recursive_doubling",
-       "exchange the whole vector with partners at distance 1, 2, 4, ...; non-powers of two fold the "
-       "extra ranks in first (Thakur, Rabenseifner, Gropp 2005)",
+       "exchange the whole vector with partners at distance 1, 2, 4, ...; non-powers of two fold the extra ranks "
+       "in first (Thakur, Rabenseifner, Gropp 2005)",
        false, any},
       {Coll::allreduce, "ring",
-       "ring reduce-scatter then ring allgather, segments pipelined across steps (Patarasuk, Yuan 2009)",
+       "ring reduce-scatter then ring allgather, segments pipelined across steps (Patarasuk, Yuan 2009)", true, any},
+      {Coll::allreduce, "rabenseifner",
+       "reduce-scatter by recursive halving then allgather by recursive doubling; non-powers of two fold first "
+       "(Rabenseifner 2004; Thakur, Rabenseifner, Gropp 2005)",
+       false, any},
+      {Coll::allreduce, "hierarchical",
+       "node-aware: reduce inside each node, allreduce among one leader per node, broadcast inside each node "
+       "(as in MVAPICH2 and NCCL's tree/ring split)",
+       false, several_nodes},
+      // bcast
+      {Coll::bcast, "shm", "single node: the root writes node shared memory, every rank copies it out", false,
+       shm_whole},
+      {Coll::bcast, "binomial", "binomial tree from the root, log2(n) steps (Thakur, Rabenseifner, Gropp 2005)", true,
+       any},
+      {Coll::bcast, "scatter_allgather",
+       "binomial scatter of n blocks then ring allgather: 2(n-1)/n of the message per rank (van de Geijn et al.; "
+       "Thakur, Rabenseifner, Gropp 2005)",
+       false, any},
+      {Coll::bcast, "pipelined_chain",
+       "the ranks form a chain from the root; the message flows in segments, each forwarded on arrival "
+       "(pipelined broadcast, Traff and Ripke 2008)",
+       false, any},
+      // reduce
+      {Coll::reduce, "shm", "single node: every rank writes node shared memory, the root reduces in rank order", false,
+       shm_whole},
+      {Coll::reduce, "binomial", "binomial tree towards the root, log2(n) steps (Thakur, Rabenseifner, Gropp 2005)",
        true, any},
+      {Coll::reduce, "reduce_scatter_gather",
+       "ring reduce-scatter then gather of the reduced blocks at the root (Rabenseifner 2004)", false, any},
+      // allgather
+      {Coll::allgather, "shm", "single node: every rank writes its block to node shared memory, every rank reads all",
+       false, shm_share},
+      {Coll::allgather, "bruck", "ceil(log2 n) steps of doubling block counts, any n (Bruck et al. 1997)", false, any},
+      {Coll::allgather, "recursive_doubling",
+       "exchange the gathered half with partners at distance 1, 2, 4, ... (Thakur, Rabenseifner, Gropp 2005)", false,
+       power_of_two},
+      {Coll::allgather, "ring", "n-1 steps, each rank forwards the block it received last (Thakur et al. 2005)", true,
+       any},
+      // allgatherv
+      {Coll::allgatherv, "bruck", "Bruck's algorithm over blocks of different sizes (Bruck et al. 1997)", false, any},
+      {Coll::allgatherv, "ring", "n-1 steps, each rank forwards the block it received last", true, any},
+      // reduce_scatter_block
+      {Coll::reduce_scatter_block, "recursive_halving",
+       "exchange half of the remaining vector with partners at distance n/2, n/4, ... (Thakur, Rabenseifner, Gropp "
+       "2005)",
+       false, power_of_two},
+      {Coll::reduce_scatter_block, "pairwise",
+       "every rank sends each block straight to its owner and reduces what it receives, in rank order", false, any},
+      {Coll::reduce_scatter_block, "ring", "ring reduce-scatter, segments pipelined across steps (Patarasuk, Yuan 2009)",
+       true, any},
+      // reduce_scatter
+      {Coll::reduce_scatter, "recursive_halving",
+       "recursive halving over blocks of different sizes (Thakur, Rabenseifner, Gropp 2005)", false, power_of_two},
+      {Coll::reduce_scatter, "pairwise",
+       "every rank sends each block straight to its owner and reduces what it receives, in rank order", false, any},
+      {Coll::reduce_scatter, "ring", "ring reduce-scatter over blocks of different sizes (Patarasuk, Yuan 2009)", true,
+       any},
+      // alltoall
+      {Coll::alltoall, "bruck",
+       "ceil(log2 n) steps, each moving the blocks whose index has bit k set (Bruck et al. 1997)", false, any},
+      {Coll::alltoall, "pairwise",
+       "n-1 steps; at step k every rank sends to rank+k and receives from rank-k (Thakur et al. 2005)", true, any},
+      // alltoallv
+      {Coll::alltoallv, "pairwise",
+       "n-1 steps; at step k every rank sends to rank+k and receives from rank-k (Thakur et al. 2005)", true, any},
+      // gather
+      {Coll::gather, "shm", "single node: every rank writes node shared memory, the root copies all blocks", false,
+       shm_share},
+      {Coll::gather, "binomial", "binomial tree towards the root, subtrees forward what they gathered", false, any},
+      {Coll::gather, "linear", "every rank sends its block straight to the root", true, any},
+      // gatherv
+      {Coll::gatherv, "linear", "every rank sends its block straight to the root", true, any},
+      // scatter
+      {Coll::scatter, "shm", "single node: the root writes all blocks to node shared memory, each rank copies its own",
+       false, shm_whole},
+      {Coll::scatter, "binomial", "binomial tree from the root, each subtree receives its blocks at once", false, any},
+      {Coll::scatter, "linear", "the root sends each block straight to its rank", true, any},
+      // scatterv
+      {Coll::scatterv, "linear", "the root sends each block straight to its rank", true, any},
+      // barrier
+      {Coll::barrier, "shm", "single node: every rank publishes a sequence number and waits for all", false, shm_area},
+      {Coll::barrier, "dissemination",
+       "ceil(log2 n) rounds, rank r signals r+2^k and waits for r-2^k (Hensgen, Finkel, Manber 1988)", true, any},
   };
   return all;
 }
@@ -110,9 +274,12 @@ Status parse_rules(const std::string& text, std::vector<Rule>* out) {
     if (colon == std::string_view::npos)
       return make_error(Errc::config, "DUCT_TUNE: '%.*s' has no ':' after the collective name",
                         static_cast<int>(part.size()), part.data());
-    std::string cname(trim(part.substr(0, colon)));
+    std::vector<std::string_view> head = split(part.substr(0, colon), '/');
+    std::string cname(trim(head[0]));
     Coll c;
     if (!parse_coll(cname, &c)) return make_error(Errc::config, "DUCT_TUNE: unknown collective '%s'", cname.c_str());
+    Rule proto{c, 0, 0, -1};
+    for (size_t i = 1; i < head.size(); ++i) DUCT_TRY(parse_qualifier(head[i], &proto));
     for (std::string_view r : split(part.substr(colon + 1), ',')) {
       r = trim(r);
       size_t dash = r.find('-');
@@ -120,7 +287,7 @@ Status parse_rules(const std::string& text, std::vector<Rule>* out) {
       if (dash == std::string_view::npos || c2 == std::string_view::npos || dash > c2)
         return make_error(Errc::config, "DUCT_TUNE: '%.*s' is not <lo>-<hi>:<algorithm>", static_cast<int>(r.size()),
                           r.data());
-      Rule rule{c, 0, 0, -1};
+      Rule rule = proto;
       DUCT_TRY(parse_bound(r.substr(0, dash), &rule.lo));
       DUCT_TRY(parse_bound(r.substr(dash + 1, c2 - dash - 1), &rule.hi));
       std::string aname(trim(r.substr(c2 + 1)));
@@ -159,12 +326,13 @@ int Table::choose(const Query& q, std::string* why) const {
   const auto& all = algorithms();
   std::string skipped;
   for (const Rule& r : rules_) {
-    if (r.coll != q.coll || q.bytes < r.lo || q.bytes >= r.hi) continue;
+    if (!matches(r, q)) continue;
     std::string reason;
     if (all[static_cast<size_t>(r.algo)].can_serve(q, &reason)) {
       if (why)
-        *why = strprintf("%zu bytes in [%s, %s)%s", q.bytes, config::format_size(r.lo).c_str(),
-                       r.hi == SIZE_MAX ? "inf" : config::format_size(r.hi).c_str(), skipped.c_str());
+        *why = strprintf("%zu bytes in [%s, %s)%s%s", q.bytes, config::format_size(r.lo).c_str(),
+                         r.hi == SIZE_MAX ? "inf" : config::format_size(r.hi).c_str(), qualifiers(r).c_str(),
+                         skipped.c_str());
       return r.algo;
     }
     if (why) skipped += strprintf("; %s skipped: %s", all[static_cast<size_t>(r.algo)].name, reason.c_str());
@@ -183,10 +351,12 @@ std::string Table::describe() const {
   std::string out;
   for (int c = 0; c < static_cast<int>(Coll::count_); ++c) {
     std::string line;
+    std::string quals;
     for (const Rule& r : rules_) {
       if (static_cast<int>(r.coll) != c) continue;
-      line += strprintf("%s%s-%s:%s", line.empty() ? "" : ",", config::format_size(r.lo).c_str(),
-                        r.hi == SIZE_MAX ? "inf" : config::format_size(r.hi).c_str(),
+      if (!line.empty()) line += ",";
+      line += strprintf("%s%s-%s:%s", qualifiers(r).empty() ? "" : ("[" + qualifiers(r).substr(1) + "]").c_str(),
+                        config::format_size(r.lo).c_str(), r.hi == SIZE_MAX ? "inf" : config::format_size(r.hi).c_str(),
                         algorithms()[static_cast<size_t>(r.algo)].name);
     }
     out += std::string(coll_name(static_cast<Coll>(c))) + ":" + line + "\n";

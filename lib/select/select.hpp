@@ -1,19 +1,28 @@
 // duct select: which algorithm serves a collective call, and why.
 //
-// Rules are readable strings next to the algorithms, in the form
-//   <collective>:<lo>-<hi>:<algorithm>[,<lo>-<hi>:<algorithm>...][;<collective>:...]
-// with sizes in bytes of the whole vector (k, M, G suffixes; "inf"), e.g.
-//   allreduce:0-64k:recursive_doubling,64k-inf:ring
-// DUCT_TUNE overrides the built-in rules for the collectives it names. An
-// algorithm that cannot serve a call (say, one that needs a power-of-two
-// communicator) is skipped for the next rule that matches, or the
-// collective's default algorithm, and the reason is kept for the log.
+// Rules are readable strings next to the algorithms:
+//   <collective>[/<qualifier>...]:<lo>-<hi>:<algorithm>[,<lo>-<hi>:<algorithm>...][;<collective>...]
+// Sizes are bytes (k, M, G suffixes; "inf"); their meaning per collective is
+// Query::bytes below. Qualifiers narrow a rule:
+//   host | cuda          the caller's buffers are host / device memory
+//   node | nodes         the communicator is on one node / spans nodes
+//   n=<lo>-<hi>          the communicator has lo..hi ranks
+// e.g. "allreduce:0-16k:shm,0-16k:recursive_doubling,16k-inf:ring" or
+// "bcast/nodes/n=64-inf:0-inf:scatter_allgather". Rules are tried in order;
+// the first whose range and qualifiers match and whose algorithm can serve
+// the call wins. One that cannot (say, an algorithm for powers of two) is
+// skipped and the reason kept for the log; when none is left, the
+// collective's fallback algorithm serves every call.
 //
-// Selection depends only on arguments that are equal on every rank (size in
-// bytes, communicator size, number of nodes), so every rank picks the same
-// algorithm without talking to the others.
+// DUCT_TUNE (or DUCT_Tune()) replaces the built-in rules of the collectives
+// it names. Every rank must pick the same algorithm, so selection only uses
+// what is equal on every rank: sizes every rank knows, the communicator
+// size and node count. The "host"/"cuda" qualifiers use the caller's buffer
+// kind; built-in rules never use them, and a DUCT_TUNE that does assumes
+// every rank passes the same kind of memory (as NCCL and UCC do).
 #pragma once
 
+#include <climits>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -22,24 +31,46 @@
 
 namespace duct::select {
 
-enum class Coll : int { allreduce = 0, count_ };
+enum class Coll : int {
+  allreduce = 0,
+  bcast,
+  reduce,
+  allgather,
+  allgatherv,
+  reduce_scatter_block,
+  reduce_scatter,
+  alltoall,
+  alltoallv,
+  gather,
+  gatherv,
+  scatter,
+  scatterv,
+  barrier,
+  count_
+};
 
 const char* coll_name(Coll c) noexcept;
 bool parse_coll(const std::string& name, Coll* out) noexcept;
 
 struct Query {
   Coll coll = Coll::allreduce;
-  std::size_t bytes = 0;  // of the whole vector on one rank
+  // Bytes, equal on every rank: the vector (allreduce, reduce, bcast); the
+  // whole result (allgather(v): all blocks; reduce_scatter(_block): the
+  // input vector); one rank's share times the number of ranks (gather,
+  // scatter, alltoall); 0 where ranks cannot all know it (the v-variants of
+  // gather, scatter and alltoall, barrier).
+  std::size_t bytes = 0;
   int comm_size = 1;
   int num_nodes = 1;
-  std::size_t shm_bytes = 0;  // largest vector the node's shared-memory area takes (0: no area)
+  std::size_t shm_bytes = 0;  // largest payload the node's shared-memory area takes (0: no area)
+  bool device = false;        // the caller's buffers are device memory
 };
 
 struct AlgoDesc {
   Coll coll;
   const char* name;
-  const char* doc;     // one line, with the source of the algorithm
-  bool fallback;       // the collective's last resort: serves every call
+  const char* doc;   // one line, with the source of the algorithm
+  bool fallback;     // the collective's last resort: serves every call
   bool (*can_serve)(const Query& q, std::string* why);
 };
 
@@ -51,6 +82,9 @@ struct Rule {
   Coll coll;
   std::size_t lo, hi;  // [lo, hi) bytes; hi == SIZE_MAX means infinity
   int algo;
+  int kind = -1;       // -1 any, 0 host, 1 device
+  int nodes = -1;      // -1 any, 0 one node, 1 several
+  int nmin = 0, nmax = INT_MAX;
 };
 
 // The built-in rules, as a string in the DUCT_TUNE format.

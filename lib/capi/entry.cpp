@@ -1,0 +1,230 @@
+#include "capi/entry.hpp"
+
+#include <climits>
+#include <cstring>
+
+#include "core/log.hpp"
+
+namespace duct::capi {
+
+Status Entry::begin() {
+  rt = coll::Runtime::ready();  // up: MPI is initialized and not finalized
+  if (!rt) DUCT_TRY(check_mpi_ready(call));
+  DUCT_TRY(check_comm(comm, &inter));
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);  // the local group (count arrays are sized by it)
+  return Status::ok();
+}
+
+int Entry::run(const coll::CollArgs& a) {
+  Status st;
+  if (!rt && !(st = coll::Runtime::get(&rt))) return fail(st);
+  coll::Context* ctx = nullptr;
+  if (rt->threaded()) {
+    std::lock_guard<std::recursive_mutex> lock(rt->mutex());
+    st = rt->context(comm, &ctx);
+  } else {
+    st = rt->context(comm, &ctx);
+  }
+  if (!st) return fail(st.context("setting up the communicator"));
+  st = coll::run_collective(*ctx, a);
+  return st ? MPI_SUCCESS : fail(st);
+}
+
+Status type_info(MPI_Datatype t, const char* name, TypeInfo* out) {
+  DUCT_TRY(check_datatype(t, name));
+  int size = 0;
+  MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
+  if (MPI_Type_size(t, &size) != MPI_SUCCESS || MPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS ||
+      MPI_Type_get_true_extent(t, &tlb, &textent) != MPI_SUCCESS)
+    return make_error(Errc::type, "%s is not a valid datatype", name);
+  out->size = static_cast<std::size_t>(size);
+  out->extent = extent;
+  out->true_lb = tlb;
+  out->true_extent = textent;
+  out->contiguous = tlb == 0 && textent == size && extent == size;
+  return Status::ok();
+}
+
+namespace {
+
+// The bytes `count` elements of a datatype touch, from the buffer pointer.
+void span_of(MPI_Count count, const TypeInfo& ti, MPI_Aint* lo, std::size_t* len) {
+  *lo = ti.true_lb;
+  *len = count == 0 ? 0 : static_cast<std::size_t>((count - 1) * ti.extent + ti.true_extent);
+}
+
+// MPI_Pack / MPI_Unpack take int counts: go in chunks.
+Status pack_loop(const void* in, MPI_Count count, MPI_Datatype t, const TypeInfo& ti, char* out, std::size_t outsize,
+                 MPI_Comm comm) {
+  int pos = 0;
+  MPI_Count done = 0;
+  while (done < count) {
+    int n = static_cast<int>(std::min<MPI_Count>(count - done, INT_MAX / std::max<std::size_t>(ti.size, 1)));
+    std::size_t chunk = static_cast<std::size_t>(n) * ti.size;
+    pos = 0;
+    int rc = MPI_Pack(static_cast<const char*>(in) + done * ti.extent, n, t, out, static_cast<int>(std::min<std::size_t>(chunk, outsize)), &pos, comm);
+    if (rc != MPI_SUCCESS) return mpi_error(rc, "MPI_Pack").context("packing the datatype");
+    out += chunk;
+    outsize -= chunk;
+    done += n;
+  }
+  return Status::ok();
+}
+
+Status unpack_loop(const char* in, std::size_t insize, void* out, MPI_Count count, MPI_Datatype t, const TypeInfo& ti,
+                   MPI_Comm comm) {
+  MPI_Count done = 0;
+  while (done < count) {
+    int n = static_cast<int>(std::min<MPI_Count>(count - done, INT_MAX / std::max<std::size_t>(ti.size, 1)));
+    std::size_t chunk = static_cast<std::size_t>(n) * ti.size;
+    int pos = 0;
+    int rc = MPI_Unpack(in, static_cast<int>(std::min<std::size_t>(chunk, insize)), &pos,
+                        static_cast<char*>(out) + done * ti.extent, n, t, comm);
+    if (rc != MPI_SUCCESS) return mpi_error(rc, "MPI_Unpack").context("unpacking the datatype");
+    in += chunk;
+    insize -= chunk;
+    done += n;
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Status Contig::send(const void* buf, MPI_Count count, MPI_Datatype t, const TypeInfo& ti, MPI_Comm comm) {
+  bytes_ = static_cast<std::size_t>(count) * ti.size;
+  if (ti.contiguous || count == 0) {
+    ptr_ = const_cast<void*>(buf);
+    DUCT_TRY(buffer_kind(buf, "sendbuf", &kind_));
+    return Status::ok();
+  }
+  memory::MemKind k;
+  DUCT_TRY(buffer_kind(buf, "sendbuf", &k));
+  packed_ = true;
+  packed_buf_.resize(bytes_);
+  MPI_Aint lo;
+  std::size_t len;
+  span_of(count, ti, &lo, &len);
+  const void* src = buf;
+  std::vector<char> staged;
+  if (k == memory::MemKind::device) {  // stage the datatype's span to host, pack from there
+    staged.resize(len);
+    DUCT_TRY(memory::cuda::copy(staged.data(), static_cast<const char*>(buf) + lo, len));
+    src = staged.data() - lo;
+  }
+  DUCT_TRY(pack_loop(src, count, t, ti, packed_buf_.data(), bytes_, comm));
+  ptr_ = packed_buf_.data();
+  kind_ = memory::MemKind::host;
+  return Status::ok();
+}
+
+Status Contig::recv(void* buf, MPI_Count count, MPI_Datatype t, const TypeInfo& ti, MPI_Comm comm) {
+  bytes_ = static_cast<std::size_t>(count) * ti.size;
+  if (ti.contiguous || count == 0) {
+    ptr_ = buf;
+    return buffer_kind(buf, "recvbuf", &kind_);
+  }
+  packed_ = true;
+  packed_buf_.resize(bytes_);
+  ptr_ = packed_buf_.data();
+  kind_ = memory::MemKind::host;
+  user_ = buf;
+  count_ = count;
+  type_ = t;
+  ti_ = ti;
+  comm_ = comm;
+  return Status::ok();
+}
+
+Status Contig::finish() {
+  if (!packed_ || !user_) return Status::ok();
+  memory::MemKind k;
+  DUCT_TRY(buffer_kind(user_, "recvbuf", &k));
+  if (k == memory::MemKind::host) return unpack_loop(packed_buf_.data(), bytes_, user_, count_, type_, ti_, comm_);
+  // Device: stage the span (copy in, so bytes the datatype skips survive),
+  // unpack on host, copy back.
+  MPI_Aint lo;
+  std::size_t len;
+  span_of(count_, ti_, &lo, &len);
+  std::vector<char> staged(len);
+  DUCT_TRY(memory::cuda::copy(staged.data(), static_cast<char*>(user_) + lo, len));
+  DUCT_TRY(unpack_loop(packed_buf_.data(), bytes_, staged.data() - lo, count_, type_, ti_, comm_));
+  return memory::cuda::copy(static_cast<char*>(user_) + lo, staged.data(), len);
+}
+
+Status check_counts(const VLayout& v, const char* counts_name, const char* displs_name) {
+  for (std::size_t i = 0; i < v.counts.size(); ++i)
+    if (v.counts[i] < 0)
+      return make_error(Errc::count, "%s[%zu] = %lld is negative", counts_name, i, static_cast<long long>(v.counts[i]));
+  (void)displs_name;
+  return Status::ok();
+}
+
+Status VContig::setup(void* buf, const VLayout& v, const TypeInfo& ti, const char* name) {
+  const std::size_t n = v.counts.size();
+  layout_.off.assign(n, 0);
+  layout_.len.assign(n, 0);
+  if (ti.contiguous) {
+    // Byte offsets relative to the lowest block start (0 when none is negative).
+    MPI_Aint lowest = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      if (v.counts[i] > 0) lowest = std::min(lowest, v.displs[i] * ti.extent);
+    for (std::size_t i = 0; i < n; ++i) {
+      layout_.len[i] = static_cast<std::size_t>(v.counts[i]) * ti.size;
+      layout_.off[i] = static_cast<std::size_t>(v.displs[i] * ti.extent - lowest);
+    }
+    base_ = static_cast<char*>(buf) + lowest;
+    return buffer_kind(buf, name, &kind_);
+  }
+  std::size_t pos = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    layout_.off[i] = pos;
+    layout_.len[i] = static_cast<std::size_t>(v.counts[i]) * ti.size;
+    pos += layout_.len[i];
+  }
+  packed_ = true;
+  packed_buf_.resize(pos);
+  base_ = packed_buf_.data();
+  kind_ = memory::MemKind::host;
+  return Status::ok();
+}
+
+Status VContig::send(const void* buf, const VLayout& v, MPI_Datatype t, const TypeInfo& ti, MPI_Comm comm,
+                     const char* name) {
+  DUCT_TRY(setup(const_cast<void*>(buf), v, ti, name));
+  if (!packed_) return Status::ok();
+  for (std::size_t i = 0; i < v.counts.size(); ++i) {
+    if (v.counts[i] == 0) continue;
+    Contig block;
+    DUCT_TRY(block.send(static_cast<const char*>(buf) + v.displs[i] * ti.extent, v.counts[i], t, ti, comm));
+    DUCT_TRY(coll::copy_local(packed_buf_.data() + layout_.off[i], memory::MemKind::host, block.data(), block.kind(),
+                              layout_.len[i]));
+  }
+  return Status::ok();
+}
+
+Status VContig::recv(void* buf, const VLayout& v, MPI_Datatype t, const TypeInfo& ti, MPI_Comm comm, const char* name) {
+  DUCT_TRY(setup(buf, v, ti, name));
+  if (packed_) {
+    user_ = buf;
+    v_ = v;
+    type_ = t;
+    ti_ = ti;
+    comm_ = comm;
+  }
+  return Status::ok();
+}
+
+Status VContig::finish() {
+  if (!packed_ || !user_) return Status::ok();
+  for (std::size_t i = 0; i < v_.counts.size(); ++i) {
+    if (v_.counts[i] == 0) continue;
+    Contig block;
+    DUCT_TRY(block.recv(static_cast<char*>(user_) + v_.displs[i] * ti_.extent, v_.counts[i], type_, ti_, comm_));
+    std::memcpy(block.data(), packed_buf_.data() + layout_.off[i], layout_.len[i]);
+    DUCT_TRY(block.finish());
+  }
+  return Status::ok();
+}
+
+}  // namespace duct::capi

@@ -1,0 +1,128 @@
+// duct capi: what every public entry point shares.
+//
+// One path per call: Entry::begin checks MPI and the communicator, the
+// collective's own checks follow, CollArgs is filled, Entry::run sets up the
+// context and runs it through coll::run_collective; Entry::fail raises an
+// error through the communicator's handler. guarded() keeps exceptions out
+// of the C API.
+#pragma once
+
+#include <mpi.h>
+
+#include <new>
+#include <string>
+#include <vector>
+
+#include "capi/checks.hpp"
+#include "capi/errors.hpp"
+#include "coll/collectives.hpp"
+
+namespace duct::capi {
+
+struct Entry {
+  const char* call;
+  MPI_Comm comm;
+  coll::Runtime* rt = nullptr;
+  bool inter = false;
+  int rank = 0, size = 1;
+
+  // MPI is up, comm is a valid communicator; sets rank, size, inter.
+  Status begin();
+  int fail(const Status& st) const { return raise(st.code() == Errc::comm && comm == MPI_COMM_NULL ? MPI_COMM_NULL : comm, call, st); }
+  // The context of comm, then the collective.
+  int run(const coll::CollArgs& a);
+};
+
+template <class F>
+int guarded(const char* call, MPI_Comm comm, F&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return raise(comm, call, make_error(Errc::no_memory, "out of host memory"));
+  } catch (const std::exception& e) {
+    return raise(comm, call, make_error(Errc::internal, "unexpected exception: %s", e.what()));
+  } catch (...) {
+    return raise(comm, call, make_error(Errc::internal, "unexpected exception"));
+  }
+}
+
+// What duct needs to know of a datatype used to move data.
+struct TypeInfo {
+  std::size_t size = 0;     // bytes of data per element (MPI_Type_size)
+  MPI_Aint extent = 0;      // stride between elements
+  MPI_Aint true_lb = 0, true_extent = 0;
+  bool contiguous = false;  // the data of n elements is n*size bytes at the buffer
+};
+Status type_info(MPI_Datatype t, const char* name, TypeInfo* out);
+
+// A data-movement argument made contiguous: `count` elements of a datatype
+// at `buf` (host or device). Contiguous datatypes are used where they are;
+// others are packed into (and unpacked from) host memory with MPI_Pack /
+// MPI_Unpack, so that every rank takes duct's path whatever datatypes the
+// ranks combine (MPI only asks that type signatures match).
+class Contig {
+ public:
+  // A send side: `data()` holds the bytes to send after this.
+  Status send(const void* buf, MPI_Count count, MPI_Datatype t, const TypeInfo& ti, MPI_Comm comm);
+  // A receive side of `count` elements: receive into data(), then finish().
+  Status recv(void* buf, MPI_Count count, MPI_Datatype t, const TypeInfo& ti, MPI_Comm comm);
+  // Unpack a receive side into the user's buffer (no-op when contiguous).
+  Status finish();
+  const void* data() const { return ptr_; }
+  void* data() { return ptr_; }
+  memory::MemKind kind() const { return kind_; }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void* ptr_ = nullptr;
+  memory::MemKind kind_ = memory::MemKind::host;
+  std::size_t bytes_ = 0;
+  bool packed_ = false;
+  std::vector<char> packed_buf_;
+  // for unpacking
+  void* user_ = nullptr;
+  MPI_Count count_ = 0;
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+  TypeInfo ti_;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+// A v-argument (counts and displacements in elements / extents) as a byte
+// layout over a contiguous base. Negative displacements are allowed: the
+// base moves down to the lowest block.
+struct VLayout {
+  std::vector<MPI_Count> counts;
+  std::vector<MPI_Aint> displs;
+};
+Status check_counts(const VLayout& v, const char* counts_name, const char* displs_name);
+
+// A v-argument made contiguous: a base pointer and a byte layout of the n
+// blocks over it. Contiguous datatypes: the user's buffer, rebased to the
+// lowest block (negative displacements are legal). Others: a packed host
+// buffer with the blocks one after the other.
+class VContig {
+ public:
+  Status send(const void* buf, const VLayout& v, MPI_Datatype t, const TypeInfo& ti, MPI_Comm comm, const char* name);
+  Status recv(void* buf, const VLayout& v, MPI_Datatype t, const TypeInfo& ti, MPI_Comm comm, const char* name);
+  Status finish();  // unpack a receive side (no-op when contiguous)
+  void* base() const { return base_; }
+  memory::MemKind kind() const { return kind_; }
+  const coll::Layout& layout() const { return layout_; }
+
+ private:
+  Status setup(void* buf, const VLayout& v, const TypeInfo& ti, const char* name);
+  void* base_ = nullptr;
+  memory::MemKind kind_ = memory::MemKind::host;
+  coll::Layout layout_;
+  bool packed_ = false;
+  std::vector<char> packed_buf_;
+  Contig staging_;  // unused when contiguous
+  // for unpacking
+  void* user_ = nullptr;
+  VLayout v_;
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+  TypeInfo ti_;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+}  // namespace duct::capi

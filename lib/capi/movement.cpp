@@ -1,0 +1,634 @@
+// The data-movement collectives (bcast, allgather(v), alltoall(v),
+// gather(v), scatter(v)), barrier and DUCT_Tune.
+//
+// Every rank takes duct's path whatever datatypes it passes: contiguous
+// datatypes are used in place, others packed and unpacked with MPI_Pack /
+// MPI_Unpack around the transfer (capi/entry.hpp). MPI only requires type
+// signatures to match across ranks, so one rank may pass MPI_INT x 4 and
+// another a derived type of 4 ints; a per-rank choice between duct and the
+// MPI library would then hang. Intercommunicators go to the MPI library
+// (host buffers).
+#include <climits>
+#include <cstdint>
+#include <cstring>
+
+#include "capi/entry.hpp"
+#include "core/log.hpp"
+#include "duct/duct.h"
+
+namespace duct::capi {
+
+namespace {
+
+using select::Coll;
+
+Status root_ok(int root, int size) {
+  if (root < 0 || root >= size)
+    return make_error(Errc::root, "root = %d is not a rank of the communicator (0..%d)", root, size - 1);
+  return Status::ok();
+}
+
+Status block_bytes(MPI_Count count, const TypeInfo& ti, const char* name, std::size_t* out) {
+  DUCT_TRY(check_count(count, name));
+  if (ti.size && static_cast<unsigned long long>(count) > SIZE_MAX / ti.size)
+    return make_error(Errc::count, "%s = %lld overflows the address space", name, static_cast<long long>(count));
+  *out = static_cast<std::size_t>(count) * ti.size;
+  return Status::ok();
+}
+
+Status same_size(std::size_t sbytes, std::size_t rbytes, const char* what) {
+  if (sbytes == rbytes) return Status::ok();
+  return make_error(Errc::count, "%s: sendcount x size(sendtype) = %zu bytes but recvcount x size(recvtype) = %zu bytes",
+                    what, sbytes, rbytes);
+}
+
+// Intercommunicators: the MPI library, with host buffers.
+template <class F>
+int inter(Entry& e, std::initializer_list<const void*> bufs, F&& pmpi) {
+  note_fallback(e.call, "intercommunicator");
+  for (const void* b : bufs) {
+    if (!b || b == MPI_IN_PLACE) continue;
+    memory::MemKind k;
+    Status st = buffer_kind(b, "buffer", &k);
+    if (!st) return e.fail(st);
+    if (k == memory::MemKind::device)
+      return e.fail(make_error(Errc::not_supported, "device buffers on an intercommunicator: duct passes "
+                                                    "intercommunicators to the MPI library, which cannot read them"));
+  }
+  return pmpi();
+}
+
+bool fits_int(MPI_Count c) { return c <= INT_MAX; }
+Status int_only(const char* call) {
+  return make_error(Errc::not_supported, "%s: counts above INT_MAX on an intercommunicator (the MPI library here has "
+                    "no large-count collectives)", call);
+}
+
+VLayout vlayout(const std::vector<MPI_Count>& counts, const std::vector<MPI_Aint>& displs) { return {counts, displs}; }
+
+}  // namespace
+
+// ---- bcast ---------------------------------------------------------------------------
+
+int bcast(const char* call, void* buffer, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm) noexcept {
+  return guarded(call, comm, [&]() -> int {
+    Entry e{call, comm};
+    Status st = e.begin();
+    if (!st) return e.fail(st);
+    TypeInfo ti;
+    std::size_t bytes;
+    if (!(st = type_info(dt, "datatype", &ti)) || !(st = block_bytes(count, ti, "count", &bytes))) return e.fail(st);
+    if (e.inter) {
+      if (!fits_int(count)) return e.fail(int_only(call));
+      return inter(e, {buffer}, [&] { return PMPI_Bcast(buffer, static_cast<int>(count), dt, root, comm); });
+    }
+    if (!(st = root_ok(root, e.size))) return e.fail(st);
+    if (bytes == 0) return MPI_SUCCESS;
+    if (!(st = check_buffer(buffer, "buffer", count, false))) return e.fail(st);
+    Contig c;
+    st = e.rank == root ? c.send(buffer, count, dt, ti, comm) : c.recv(buffer, count, dt, ti, comm);
+    if (!st) return e.fail(st);
+    coll::CollArgs a;
+    a.coll = Coll::bcast;
+    a.call = call;
+    a.sendbuf = a.recvbuf = c.data();
+    a.send_kind = a.recv_kind = c.kind();
+    a.bytes = bytes;
+    a.root = root;
+    int rc = e.run(a);
+    if (rc != MPI_SUCCESS) return rc;
+    return (st = c.finish()) ? MPI_SUCCESS : e.fail(st);
+  });
+}
+
+// ---- allgather / alltoall (equal blocks) ----------------------------------------------
+
+int all_blocks(const char* call, Coll coll, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+               void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) noexcept {
+  return guarded(call, comm, [&]() -> int {
+    Entry e{call, comm};
+    Status st = e.begin();
+    if (!st) return e.fail(st);
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    TypeInfo rti, sti;
+    std::size_t rbytes, sbytes = 0;
+    if (recvbuf == MPI_IN_PLACE) return e.fail(make_error(Errc::in_place, "recvbuf = MPI_IN_PLACE (only sendbuf may be)"));
+    if (!(st = type_info(recvtype, "recvtype", &rti)) || !(st = block_bytes(recvcount, rti, "recvcount", &rbytes)))
+      return e.fail(st);
+    if (!in_place && (!(st = type_info(sendtype, "sendtype", &sti)) || !(st = block_bytes(sendcount, sti, "sendcount", &sbytes))))
+      return e.fail(st);
+    if (e.inter) {
+      if (!fits_int(sendcount) || !fits_int(recvcount)) return e.fail(int_only(call));
+      return inter(e, {sendbuf, recvbuf}, [&] {
+        return coll == Coll::allgather
+                   ? PMPI_Allgather(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf, static_cast<int>(recvcount), recvtype, comm)
+                   : PMPI_Alltoall(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf, static_cast<int>(recvcount), recvtype, comm);
+      });
+    }
+    if (!in_place && !(st = same_size(sbytes, rbytes, call))) return e.fail(st);
+    if (rbytes == 0) return MPI_SUCCESS;
+    const MPI_Count n = e.size, rtotal = n * recvcount;
+    const MPI_Count stotal = coll == Coll::allgather ? sendcount : n * sendcount;
+    if (!(st = check_buffer(recvbuf, "recvbuf", rtotal, false))) return e.fail(st);
+    if (!in_place && !(st = check_buffer(sendbuf, "sendbuf", stotal, false))) return e.fail(st);
+    if (!in_place && rti.contiguous && sti.contiguous &&
+        overlaps(sendbuf, static_cast<std::size_t>(stotal) * sti.size, recvbuf, static_cast<std::size_t>(rtotal) * rti.size))
+      return e.fail(make_error(Errc::overlap, "sendbuf = %p and recvbuf = %p overlap; use MPI_IN_PLACE", sendbuf, recvbuf));
+
+    Contig r, s;
+    if (!(st = r.recv(recvbuf, rtotal, recvtype, rti, comm))) return e.fail(st);
+    coll::CollArgs a;
+    a.coll = coll;
+    a.call = call;
+    a.recvbuf = r.data();
+    a.recv_kind = r.kind();
+    a.bytes = rbytes;
+    const std::size_t mine = static_cast<std::size_t>(e.rank) * rbytes;
+    if (in_place) {
+      // The input is in recvbuf: my block (allgather) or everything (alltoall).
+      if (rti.contiguous) {
+        a.sendbuf = coll == Coll::allgather ? coll::at(r.data(), mine) : r.data();
+        a.in_place = true;
+      } else {
+        // Pack the user's data into the packed receive buffer first.
+        Contig whole;
+        if (!(st = whole.send(recvbuf, rtotal, recvtype, rti, comm))) return e.fail(st);
+        std::memcpy(r.data(), whole.data(), static_cast<std::size_t>(rtotal) * rti.size);
+        a.sendbuf = coll == Coll::allgather ? coll::at(r.data(), mine) : r.data();
+        a.in_place = true;
+      }
+      a.send_kind = r.kind();
+    } else {
+      if (!(st = s.send(sendbuf, stotal, sendtype, sti, comm))) return e.fail(st);
+      a.sendbuf = s.data();
+      a.send_kind = s.kind();
+    }
+    int rc = e.run(a);
+    if (rc != MPI_SUCCESS) return rc;
+    return (st = r.finish()) ? MPI_SUCCESS : e.fail(st);
+  });
+}
+
+// ---- allgatherv / alltoallv ---------------------------------------------------------------
+
+int allgatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+               const std::vector<MPI_Count>* recvcounts, const std::vector<MPI_Aint>* displs, MPI_Datatype recvtype,
+               MPI_Comm comm) noexcept {
+  return guarded(call, comm, [&]() -> int {
+    Entry e{call, comm};
+    Status st = e.begin();
+    if (!st) return e.fail(st);
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    if (recvbuf == MPI_IN_PLACE) return e.fail(make_error(Errc::in_place, "recvbuf = MPI_IN_PLACE (only sendbuf may be)"));
+    if (!recvcounts) return e.fail(make_error(Errc::arg, "recvcounts = NULL"));
+    if (!displs) return e.fail(make_error(Errc::arg, "displs = NULL"));
+    TypeInfo rti, sti;
+    std::size_t sbytes = 0;
+    if (!(st = type_info(recvtype, "recvtype", &rti))) return e.fail(st);
+    if (!in_place && (!(st = type_info(sendtype, "sendtype", &sti)) || !(st = block_bytes(sendcount, sti, "sendcount", &sbytes))))
+      return e.fail(st);
+    VLayout v = vlayout(*recvcounts, *displs);
+    if (!(st = check_counts(v, "recvcounts", "displs"))) return e.fail(st);
+    if (e.inter) {
+      std::vector<int> c(recvcounts->begin(), recvcounts->end()), d(displs->begin(), displs->end());
+      return inter(e, {sendbuf, recvbuf}, [&] {
+        return PMPI_Allgatherv(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf, c.data(), d.data(), recvtype, comm);
+      });
+    }
+    const std::size_t me = static_cast<std::size_t>(e.rank);
+    if (!in_place && !(st = same_size(sbytes, static_cast<std::size_t>(v.counts[me]) * rti.size, call))) return e.fail(st);
+    MPI_Count total = 0;
+    for (MPI_Count c : v.counts) total += c;
+    if (total == 0 || rti.size == 0) return MPI_SUCCESS;
+    if (!(st = check_buffer(recvbuf, "recvbuf", total, false))) return e.fail(st);
+    if (!in_place && !(st = check_buffer(sendbuf, "sendbuf", sendcount, false))) return e.fail(st);
+    VContig r;
+    Contig s;
+    if (!(st = r.recv(recvbuf, v, recvtype, rti, comm, "recvbuf"))) return e.fail(st);
+    coll::CollArgs a;
+    a.coll = Coll::allgatherv;
+    a.call = call;
+    a.recvbuf = r.base();
+    a.recv_kind = r.kind();
+    a.recv_layout = r.layout();
+    if (in_place) {
+      if (rti.contiguous) {
+        a.sendbuf = coll::at(r.base(), r.layout().off[me]);
+        a.in_place = true;
+        a.send_kind = r.kind();
+      } else {
+        if (!(st = s.send(static_cast<char*>(recvbuf) + v.displs[me] * rti.extent, v.counts[me], recvtype, rti, comm)))
+          return e.fail(st);
+        a.sendbuf = s.data();
+        a.send_kind = s.kind();
+      }
+    } else {
+      if (!(st = s.send(sendbuf, sendcount, sendtype, sti, comm))) return e.fail(st);
+      a.sendbuf = s.data();
+      a.send_kind = s.kind();
+    }
+    int rc = e.run(a);
+    if (rc != MPI_SUCCESS) return rc;
+    return (st = r.finish()) ? MPI_SUCCESS : e.fail(st);
+  });
+}
+
+int alltoallv(const char* call, const void* sendbuf, const std::vector<MPI_Count>* sendcounts,
+              const std::vector<MPI_Aint>* sdispls, MPI_Datatype sendtype, void* recvbuf,
+              const std::vector<MPI_Count>* recvcounts, const std::vector<MPI_Aint>* rdispls, MPI_Datatype recvtype,
+              MPI_Comm comm) noexcept {
+  return guarded(call, comm, [&]() -> int {
+    Entry e{call, comm};
+    Status st = e.begin();
+    if (!st) return e.fail(st);
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    if (recvbuf == MPI_IN_PLACE) return e.fail(make_error(Errc::in_place, "recvbuf = MPI_IN_PLACE (only sendbuf may be)"));
+    if (!recvcounts) return e.fail(make_error(Errc::arg, "recvcounts = NULL"));
+    if (!rdispls) return e.fail(make_error(Errc::arg, "rdispls = NULL"));
+    if (!in_place && !sendcounts) return e.fail(make_error(Errc::arg, "sendcounts = NULL"));
+    if (!in_place && !sdispls) return e.fail(make_error(Errc::arg, "sdispls = NULL"));
+    TypeInfo rti, sti;
+    if (!(st = type_info(recvtype, "recvtype", &rti))) return e.fail(st);
+    if (!in_place && !(st = type_info(sendtype, "sendtype", &sti))) return e.fail(st);
+    VLayout rv = vlayout(*recvcounts, *rdispls), sv;
+    if (!(st = check_counts(rv, "recvcounts", "rdispls"))) return e.fail(st);
+    if (!in_place) {
+      sv = vlayout(*sendcounts, *sdispls);
+      if (!(st = check_counts(sv, "sendcounts", "sdispls"))) return e.fail(st);
+    }
+    if (e.inter) {
+      std::vector<int> rc_(recvcounts->begin(), recvcounts->end()), rd(rdispls->begin(), rdispls->end()), sc, sd;
+      if (!in_place) {
+        sc.assign(sendcounts->begin(), sendcounts->end());
+        sd.assign(sdispls->begin(), sdispls->end());
+      }
+      return inter(e, {sendbuf, recvbuf}, [&] {
+        return PMPI_Alltoallv(sendbuf, sc.data(), sd.data(), sendtype, recvbuf, rc_.data(), rd.data(), recvtype, comm);
+      });
+    }
+    VContig r, s;
+    if (!(st = r.recv(recvbuf, rv, recvtype, rti, comm, "recvbuf"))) return e.fail(st);
+    coll::CollArgs a;
+    a.coll = Coll::alltoallv;
+    a.call = call;
+    a.recvbuf = r.base();
+    a.recv_kind = r.kind();
+    a.recv_layout = r.layout();
+    if (in_place) {
+      if (!rti.contiguous) {  // bring the user's data into the packed buffer first
+        if (!(st = s.send(recvbuf, rv, recvtype, rti, comm, "recvbuf"))) return e.fail(st);
+        std::memcpy(r.base(), s.base(), r.layout().total());
+      }
+      a.sendbuf = r.base();
+      a.send_kind = r.kind();
+      a.send_layout = r.layout();
+      a.in_place = true;
+    } else {
+      if (!(st = s.send(sendbuf, sv, sendtype, sti, comm, "sendbuf"))) return e.fail(st);
+      a.sendbuf = s.base();
+      a.send_kind = s.kind();
+      a.send_layout = s.layout();
+    }
+    int rc = e.run(a);
+    if (rc != MPI_SUCCESS) return rc;
+    return (st = r.finish()) ? MPI_SUCCESS : e.fail(st);
+  });
+}
+
+// ---- gather(v) ------------------------------------------------------------------------------
+
+int gather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+           MPI_Count recvcount, const std::vector<MPI_Count>* recvcounts, const std::vector<MPI_Aint>* displs,
+           MPI_Datatype recvtype, int root, MPI_Comm comm) noexcept {
+  const bool v = call[std::strlen("DUCT_Gather")] == 'v';
+  return guarded(call, comm, [&]() -> int {
+    Entry e{call, comm};
+    Status st = e.begin();
+    if (!st) return e.fail(st);
+    if (e.inter) {
+      std::vector<int> c, d;
+      if (recvcounts) c.assign(recvcounts->begin(), recvcounts->end());
+      if (displs) d.assign(displs->begin(), displs->end());
+      if (!fits_int(sendcount) || !fits_int(recvcount)) return e.fail(int_only(call));
+      return inter(e, {sendbuf, recvbuf}, [&] {
+        return v ? PMPI_Gatherv(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf, c.data(), d.data(), recvtype, root, comm)
+                 : PMPI_Gather(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf, static_cast<int>(recvcount), recvtype, root, comm);
+      });
+    }
+    if (!(st = root_ok(root, e.size))) return e.fail(st);
+    const bool is_root = e.rank == root, in_place = sendbuf == MPI_IN_PLACE;
+    if (!is_root && in_place)
+      return e.fail(make_error(Errc::in_place, "sendbuf = MPI_IN_PLACE on rank %d, which is not the root %d", e.rank, root));
+    if (is_root && recvbuf == MPI_IN_PLACE)
+      return e.fail(make_error(Errc::in_place, "recvbuf = MPI_IN_PLACE (only sendbuf may be, at the root)"));
+    TypeInfo sti, rti;
+    std::size_t sbytes = 0, rbytes = 0;
+    if (!in_place && (!(st = type_info(sendtype, "sendtype", &sti)) || !(st = block_bytes(sendcount, sti, "sendcount", &sbytes))))
+      return e.fail(st);
+    VLayout rv;
+    if (is_root) {
+      if (!(st = type_info(recvtype, "recvtype", &rti))) return e.fail(st);
+      if (v) {
+        if (!recvcounts) return e.fail(make_error(Errc::arg, "recvcounts = NULL at the root"));
+        if (!displs) return e.fail(make_error(Errc::arg, "displs = NULL at the root"));
+        rv = vlayout(*recvcounts, *displs);
+        if (!(st = check_counts(rv, "recvcounts", "displs"))) return e.fail(st);
+        rbytes = static_cast<std::size_t>(rv.counts[static_cast<std::size_t>(root)]) * rti.size;
+      } else if (!(st = block_bytes(recvcount, rti, "recvcount", &rbytes))) {
+        return e.fail(st);
+      }
+      if (!in_place && !(st = same_size(sbytes, rbytes, call))) return e.fail(st);
+    }
+    // Every rank knows the size of its own block (equal at every rank for gather).
+    const std::size_t bytes = is_root ? rbytes : sbytes;
+    if (!v && bytes == 0) return MPI_SUCCESS;
+    if (!in_place && !(st = check_buffer(sendbuf, "sendbuf", sendcount, false))) return e.fail(st);
+    if (is_root && !(st = check_buffer(recvbuf, "recvbuf", v ? 1 : recvcount, false))) return e.fail(st);
+
+    coll::CollArgs a;
+    a.coll = v ? Coll::gatherv : Coll::gather;
+    a.call = call;
+    a.root = root;
+    a.bytes = bytes;
+    Contig s, r;
+    VContig rvc;
+    if (is_root) {
+      if (v) {
+        if (!(st = rvc.recv(recvbuf, rv, recvtype, rti, comm, "recvbuf"))) return e.fail(st);
+        a.recvbuf = rvc.base();
+        a.recv_kind = rvc.kind();
+        a.recv_layout = rvc.layout();
+      } else {
+        if (!(st = r.recv(recvbuf, recvcount * e.size, recvtype, rti, comm))) return e.fail(st);
+        a.recvbuf = r.data();
+        a.recv_kind = r.kind();
+      }
+      const std::size_t mine = v ? a.recv_layout.off[static_cast<std::size_t>(root)] : static_cast<std::size_t>(root) * rbytes;
+      if (in_place && rti.contiguous) {
+        a.sendbuf = coll::at(a.recvbuf, mine);
+        a.send_kind = a.recv_kind;
+        a.in_place = true;
+      } else if (in_place) {
+        MPI_Count c = v ? rv.counts[static_cast<std::size_t>(root)] : recvcount;
+        MPI_Aint d = v ? rv.displs[static_cast<std::size_t>(root)] : static_cast<MPI_Aint>(root) * recvcount;
+        if (!(st = s.send(static_cast<char*>(recvbuf) + d * rti.extent, c, recvtype, rti, comm))) return e.fail(st);
+        a.sendbuf = s.data();
+        a.send_kind = s.kind();
+      }
+    }
+    if (!in_place) {
+      if (!(st = s.send(sendbuf, sendcount, sendtype, sti, comm))) return e.fail(st);
+      a.sendbuf = s.data();
+      a.send_kind = s.kind();
+    }
+    if (!is_root) a.recv_kind = a.send_kind;
+    int rc = e.run(a);
+    if (rc != MPI_SUCCESS) return rc;
+    if (is_root) st = v ? rvc.finish() : r.finish();
+    return st ? MPI_SUCCESS : e.fail(st);
+  });
+}
+
+// ---- scatter(v) --------------------------------------------------------------------------------
+
+int scatter(const char* call, const void* sendbuf, MPI_Count sendcount, const std::vector<MPI_Count>* sendcounts,
+            const std::vector<MPI_Aint>* displs, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+            MPI_Datatype recvtype, int root, MPI_Comm comm) noexcept {
+  const bool v = call[std::strlen("DUCT_Scatter")] == 'v';
+  return guarded(call, comm, [&]() -> int {
+    Entry e{call, comm};
+    Status st = e.begin();
+    if (!st) return e.fail(st);
+    if (e.inter) {
+      std::vector<int> c, d;
+      if (sendcounts) c.assign(sendcounts->begin(), sendcounts->end());
+      if (displs) d.assign(displs->begin(), displs->end());
+      if (!fits_int(sendcount) || !fits_int(recvcount)) return e.fail(int_only(call));
+      return inter(e, {sendbuf, recvbuf}, [&] {
+        return v ? PMPI_Scatterv(sendbuf, c.data(), d.data(), sendtype, recvbuf, static_cast<int>(recvcount), recvtype, root, comm)
+                 : PMPI_Scatter(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf, static_cast<int>(recvcount), recvtype, root, comm);
+      });
+    }
+    if (!(st = root_ok(root, e.size))) return e.fail(st);
+    const bool is_root = e.rank == root, in_place = recvbuf == MPI_IN_PLACE;
+    if (!is_root && in_place)
+      return e.fail(make_error(Errc::in_place, "recvbuf = MPI_IN_PLACE on rank %d, which is not the root %d", e.rank, root));
+    if (is_root && sendbuf == MPI_IN_PLACE)
+      return e.fail(make_error(Errc::in_place, "sendbuf = MPI_IN_PLACE (only recvbuf may be, at the root)"));
+    TypeInfo sti, rti;
+    std::size_t sbytes = 0, rbytes = 0;
+    if (!in_place && (!(st = type_info(recvtype, "recvtype", &rti)) || !(st = block_bytes(recvcount, rti, "recvcount", &rbytes))))
+      return e.fail(st);
+    VLayout sv;
+    if (is_root) {
+      if (!(st = type_info(sendtype, "sendtype", &sti))) return e.fail(st);
+      if (v) {
+        if (!sendcounts) return e.fail(make_error(Errc::arg, "sendcounts = NULL at the root"));
+        if (!displs) return e.fail(make_error(Errc::arg, "displs = NULL at the root"));
+        sv = vlayout(*sendcounts, *displs);
+        if (!(st = check_counts(sv, "sendcounts", "displs"))) return e.fail(st);
+        sbytes = static_cast<std::size_t>(sv.counts[static_cast<std::size_t>(root)]) * sti.size;
+      } else if (!(st = block_bytes(sendcount, sti, "sendcount", &sbytes))) {
+        return e.fail(st);
+      }
+      if (!in_place && !(st = same_size(sbytes, rbytes, call))) return e.fail(st);
+    }
+    const std::size_t bytes = is_root ? sbytes : rbytes;
+    if (!v && bytes == 0) return MPI_SUCCESS;
+    if (is_root && !(st = check_buffer(sendbuf, "sendbuf", v ? 1 : sendcount, false))) return e.fail(st);
+    if (!in_place && !(st = check_buffer(recvbuf, "recvbuf", recvcount, false))) return e.fail(st);
+
+    coll::CollArgs a;
+    a.coll = v ? Coll::scatterv : Coll::scatter;
+    a.call = call;
+    a.root = root;
+    a.bytes = bytes;
+    Contig s, r;
+    VContig svc;
+    if (is_root) {
+      if (v) {
+        if (!(st = svc.send(sendbuf, sv, sendtype, sti, comm, "sendbuf"))) return e.fail(st);
+        a.sendbuf = svc.base();
+        a.send_kind = svc.kind();
+        a.send_layout = svc.layout();
+      } else {
+        if (!(st = s.send(sendbuf, sendcount * e.size, sendtype, sti, comm))) return e.fail(st);
+        a.sendbuf = s.data();
+        a.send_kind = s.kind();
+      }
+      if (in_place) {  // my block stays where it is: "receive" it from itself
+        const std::size_t mine = v ? a.send_layout.off[static_cast<std::size_t>(root)] : static_cast<std::size_t>(root) * sbytes;
+        a.recvbuf = const_cast<void*>(coll::at(a.sendbuf, mine));
+        a.recv_kind = a.send_kind;
+        a.in_place = true;
+      }
+    }
+    if (!in_place) {
+      if (!(st = r.recv(recvbuf, recvcount, recvtype, rti, comm))) return e.fail(st);
+      a.recvbuf = r.data();
+      a.recv_kind = r.kind();
+    }
+    if (!is_root) a.send_kind = a.recv_kind;
+    int rc = e.run(a);
+    if (rc != MPI_SUCCESS) return rc;
+    return (st = r.finish()) ? MPI_SUCCESS : e.fail(st);
+  });
+}
+
+// ---- barrier ---------------------------------------------------------------------------------
+
+int barrier(const char* call, MPI_Comm comm) noexcept {
+  return guarded(call, comm, [&]() -> int {
+    Entry e{call, comm};
+    Status st = e.begin();
+    if (!st) return e.fail(st);
+    if (e.inter) {
+      note_fallback(call, "intercommunicator");
+      return PMPI_Barrier(comm);
+    }
+    coll::CollArgs a;
+    a.coll = Coll::barrier;
+    a.call = call;
+    return e.run(a);
+  });
+}
+
+}  // namespace duct::capi
+
+// ---- the C entry points ----------------------------------------------------------------------
+
+using namespace duct::capi;
+using duct::select::Coll;
+
+namespace {
+int local_size(MPI_Comm comm) {
+  int n = 0;
+  if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &n);
+  return n;
+}
+template <class T>
+std::vector<MPI_Count> counts_of(const T* a, MPI_Comm comm) {
+  return a ? std::vector<MPI_Count>(a, a + local_size(comm)) : std::vector<MPI_Count>();
+}
+template <class T>
+std::vector<MPI_Aint> displs_of(const T* a, MPI_Comm comm) {
+  return a ? std::vector<MPI_Aint>(a, a + local_size(comm)) : std::vector<MPI_Aint>();
+}
+// NULL arrays stay NULL (reported as such by the checks).
+template <class V, class T>
+const V* opt(const T* a, const V& v) {
+  return a ? &v : nullptr;
+}
+}  // namespace
+
+extern "C" int DUCT_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  return bcast("DUCT_Bcast", buffer, count, datatype, root, comm);
+}
+extern "C" int DUCT_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  return bcast("DUCT_Bcast_c", buffer, count, datatype, root, comm);
+}
+extern "C" int DUCT_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                              MPI_Datatype recvtype, MPI_Comm comm) {
+  return all_blocks("DUCT_Allgather", Coll::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+extern "C" int DUCT_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return all_blocks("DUCT_Allgather_c", Coll::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+extern "C" int DUCT_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                             MPI_Datatype recvtype, MPI_Comm comm) {
+  return all_blocks("DUCT_Alltoall", Coll::alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+extern "C" int DUCT_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                               MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return all_blocks("DUCT_Alltoall_c", Coll::alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+extern "C" int DUCT_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                               const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  auto c = counts_of(recvcounts, comm);
+  auto d = displs_of(displs, comm);
+  return allgatherv("DUCT_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, opt(recvcounts, c), opt(displs, d),
+                    recvtype, comm);
+}
+extern "C" int DUCT_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                 const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                 MPI_Comm comm) {
+  auto c = counts_of(recvcounts, comm);
+  auto d = displs_of(displs, comm);
+  return allgatherv("DUCT_Allgatherv_c", sendbuf, sendcount, sendtype, recvbuf, opt(recvcounts, c), opt(displs, d),
+                    recvtype, comm);
+}
+extern "C" int DUCT_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                              void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                              MPI_Comm comm) {
+  auto sc = counts_of(sendcounts, comm);
+  auto sd = displs_of(sdispls, comm);
+  auto rc = counts_of(recvcounts, comm);
+  auto rd = displs_of(rdispls, comm);
+  return alltoallv("DUCT_Alltoallv", sendbuf, opt(sendcounts, sc), opt(sdispls, sd), sendtype, recvbuf,
+                   opt(recvcounts, rc), opt(rdispls, rd), recvtype, comm);
+}
+extern "C" int DUCT_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                                const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  auto sc = counts_of(sendcounts, comm);
+  auto sd = displs_of(sdispls, comm);
+  auto rc = counts_of(recvcounts, comm);
+  auto rd = displs_of(rdispls, comm);
+  return alltoallv("DUCT_Alltoallv_c", sendbuf, opt(sendcounts, sc), opt(sdispls, sd), sendtype, recvbuf,
+                   opt(recvcounts, rc), opt(rdispls, rd), recvtype, comm);
+}
+extern "C" int DUCT_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                           MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return gather("DUCT_Gather", sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, root, comm);
+}
+extern "C" int DUCT_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                             MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return gather("DUCT_Gather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, root, comm);
+}
+extern "C" int DUCT_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                            const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  auto c = counts_of(recvcounts, comm);
+  auto d = displs_of(displs, comm);
+  return gather("DUCT_Gatherv", sendbuf, sendcount, sendtype, recvbuf, 0, opt(recvcounts, c), opt(displs, d), recvtype,
+                root, comm);
+}
+extern "C" int DUCT_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                              const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                              MPI_Comm comm) {
+  auto c = counts_of(recvcounts, comm);
+  auto d = displs_of(displs, comm);
+  return gather("DUCT_Gatherv_c", sendbuf, sendcount, sendtype, recvbuf, 0, opt(recvcounts, c), opt(displs, d),
+                recvtype, root, comm);
+}
+extern "C" int DUCT_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                            MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return scatter("DUCT_Scatter", sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+extern "C" int DUCT_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                              MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return scatter("DUCT_Scatter_c", sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype, root,
+                 comm);
+}
+extern "C" int DUCT_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                             void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  auto c = counts_of(sendcounts, comm);
+  auto d = displs_of(displs, comm);
+  return scatter("DUCT_Scatterv", sendbuf, 0, opt(sendcounts, c), opt(displs, d), sendtype, recvbuf, recvcount, recvtype,
+                 root, comm);
+}
+extern "C" int DUCT_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                               MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                               int root, MPI_Comm comm) {
+  auto c = counts_of(sendcounts, comm);
+  auto d = displs_of(displs, comm);
+  return scatter("DUCT_Scatterv_c", sendbuf, 0, opt(sendcounts, c), opt(displs, d), sendtype, recvbuf, recvcount,
+                 recvtype, root, comm);
+}
+extern "C" int DUCT_Barrier(MPI_Comm comm) { return barrier("DUCT_Barrier", comm); }
+
+extern "C" int DUCT_Tune(const char* rules) {
+  duct::Status st = duct::capi::check_mpi_ready("DUCT_Tune");
+  if (st) st = duct::coll::set_rules(rules ? rules : "");
+  return st ? MPI_SUCCESS : duct::capi::raise(MPI_COMM_NULL, "DUCT_Tune", st);
+}

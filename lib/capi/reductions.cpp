@@ -1,0 +1,339 @@
+// The reducing collectives: DUCT_Allreduce, DUCT_Reduce,
+// DUCT_Reduce_scatter_block, DUCT_Reduce_scatter (and their _c forms).
+//
+// Datatypes and ops duct reduces natively go through coll; others (derived
+// datatypes, user ops, MINLOC/MAXLOC, intercommunicators) go to the PMPI
+// collective on host copies, so MPI itself answers or raises the error. MPI
+// requires the same datatype and op on every rank for a reduction, so every
+// rank takes the same path.
+#include <climits>
+#include <cstdint>
+
+#include "capi/entry.hpp"
+#include "core/log.hpp"
+#include "duct/duct.h"
+
+namespace duct::capi {
+
+namespace {
+
+using select::Coll;
+
+// A reduction's datatype and op, natively or not; errors for invalid ones.
+struct Red {
+  bool native = false;
+  DType dt{};
+  RedOp op{};
+  std::string why;  // why not native
+};
+
+Status classify(MPI_Datatype dt, MPI_Op op, bool inter, Red* out) {
+  DUCT_TRY(check_datatype(dt, "datatype"));
+  if (op == MPI_OP_NULL) return make_error(Errc::op, "op = MPI_OP_NULL");
+  if (inter) return (out->why = "intercommunicator"), Status::ok();
+  if (!lookup_dtype(dt, &out->dt)) return (out->why = "datatype " + type_text(dt)), Status::ok();
+  if (!lookup_op(op, &out->op)) return (out->why = op_text(op)), Status::ok();
+  if (!op_valid_for(out->op, out->dt.cat))
+    return make_error(Errc::op, "op = %s is not defined for datatype %s (MPI-4.0 §6.9.2)", op_text(op).c_str(),
+                      out->dt.name);
+  out->native = true;
+  return Status::ok();
+}
+
+Status count_bytes(MPI_Count count, const DType& d, const char* name, std::size_t* bytes) {
+  const std::size_t esz = elem_size(d.elem);
+  if (static_cast<unsigned long long>(count) > SIZE_MAX / esz)
+    return make_error(Errc::count, "%s = %lld elements of %s overflows the address space", name,
+                      static_cast<long long>(count), d.name);
+  *bytes = static_cast<std::size_t>(count) * esz;
+  return Status::ok();
+}
+
+// Host copies of device buffers around a PMPI call.
+struct Fallback {
+  Staged send, recv;
+  const void* s = nullptr;
+  void* r = nullptr;
+  bool r_device = false;
+  void* r_user = nullptr;
+  Status stage(const void* sendbuf, MPI_Count scount, void* recvbuf, MPI_Count rcount, MPI_Datatype dt) {
+    s = sendbuf;
+    r = recvbuf;
+    memory::MemKind k;
+    if (sendbuf && sendbuf != MPI_IN_PLACE) {
+      DUCT_TRY(buffer_kind(sendbuf, "sendbuf", &k));
+      if (k == memory::MemKind::device) {
+        DUCT_TRY(stage_in(sendbuf, scount, dt, true, &send));
+        s = send.host;
+      }
+    }
+    if (recvbuf && recvbuf != MPI_IN_PLACE) {
+      DUCT_TRY(buffer_kind(recvbuf, "recvbuf", &k));
+      if (k == memory::MemKind::device) {
+        DUCT_TRY(stage_in(recvbuf, rcount, dt, true, &recv));
+        r = recv.host;
+        r_device = true;
+        r_user = recvbuf;
+      }
+    }
+    return Status::ok();
+  }
+  Status done() { return r_device ? stage_out(r_user, recv) : Status::ok(); }
+};
+
+bool int_count(MPI_Count c) { return c <= INT_MAX; }
+
+Status too_large(const char* what) {
+  return make_error(Errc::not_supported,
+                    "%s: a count above INT_MAX with a datatype or op duct cannot reduce natively (the MPI library "
+                    "here has no large-count collectives)",
+                    what);
+}
+
+}  // namespace
+
+// ---- allreduce ------------------------------------------------------------------
+
+int allreduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+              MPI_Comm comm) noexcept {
+  return guarded(call, comm, [&]() -> int {
+    Entry e{call, comm};
+    Status st = e.begin();
+    if (!st) return e.fail(st);
+    Red red;
+    if (!(st = check_count(count, "count")) || !(st = classify(dt, op, e.inter, &red))) return e.fail(st);
+    if (recvbuf == MPI_IN_PLACE)
+      return e.fail(make_error(Errc::in_place, "recvbuf = MPI_IN_PLACE (only sendbuf may be)"));
+    if (!red.native) {
+      // MPI's answer; counts beyond INT_MAX in slices (allreduce is element-wise).
+      note_fallback(call, red.why);
+      Fallback f;
+      if (!(st = f.stage(sendbuf, count, recvbuf, count, dt))) return e.fail(st);
+      MPI_Aint lb, extent;
+      MPI_Type_get_extent(dt, &lb, &extent);
+      MPI_Count done = 0;
+      int rc = MPI_SUCCESS;
+      do {
+        MPI_Count k = std::min<MPI_Count>(count - done, INT_MAX);
+        const void* s = f.s == MPI_IN_PLACE ? MPI_IN_PLACE : static_cast<const char*>(f.s) + done * extent;
+        rc = PMPI_Allreduce(s, static_cast<char*>(f.r) + done * extent, static_cast<int>(k), dt, op, comm);
+        done += k;
+      } while (rc == MPI_SUCCESS && done < count);
+      if (rc != MPI_SUCCESS) return rc;
+      return (st = f.done()) ? MPI_SUCCESS : e.fail(st);
+    }
+    std::size_t bytes;
+    if (!(st = count_bytes(count, red.dt, "count", &bytes))) return e.fail(st);
+    if (count == 0) return MPI_SUCCESS;
+    if (!(st = check_buffer(recvbuf, "recvbuf", count, false)) || !(st = check_buffer(sendbuf, "sendbuf", count, true)))
+      return e.fail(st);
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    if (!in_place && overlaps(sendbuf, bytes, recvbuf, bytes))
+      return e.fail(make_error(Errc::overlap, "sendbuf = %p and recvbuf = %p overlap (%zu bytes each); use MPI_IN_PLACE",
+                               sendbuf, recvbuf, bytes));
+    coll::CollArgs a;
+    a.coll = Coll::allreduce;
+    a.call = call;
+    a.sendbuf = in_place ? recvbuf : sendbuf;
+    a.recvbuf = recvbuf;
+    a.in_place = in_place;
+    a.count = static_cast<std::size_t>(count);
+    a.dt = red.dt;
+    a.op = red.op;
+    if (!(st = buffer_kind(recvbuf, "recvbuf", &a.recv_kind))) return e.fail(st);
+    a.send_kind = a.recv_kind;
+    if (!in_place && !(st = buffer_kind(sendbuf, "sendbuf", &a.send_kind))) return e.fail(st);
+    return e.run(a);
+  });
+}
+
+// ---- reduce -----------------------------------------------------------------------
+
+int reduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op, int root,
+           MPI_Comm comm) noexcept {
+  return guarded(call, comm, [&]() -> int {
+    Entry e{call, comm};
+    Status st = e.begin();
+    if (!st) return e.fail(st);
+    Red red;
+    if (!(st = check_count(count, "count")) || !(st = classify(dt, op, e.inter, &red))) return e.fail(st);
+    if (e.inter) {
+      note_fallback(call, red.why);
+      if (!int_count(count)) return e.fail(too_large(call));
+      return PMPI_Reduce(sendbuf, recvbuf, static_cast<int>(count), dt, op, root, comm);
+    }
+    if (root < 0 || root >= e.size)
+      return e.fail(make_error(Errc::root, "root = %d is not a rank of the communicator (0..%d)", root, e.size - 1));
+    const bool is_root = e.rank == root;
+    if (is_root && recvbuf == MPI_IN_PLACE)
+      return e.fail(make_error(Errc::in_place, "recvbuf = MPI_IN_PLACE at the root (only sendbuf may be)"));
+    if (!is_root && sendbuf == MPI_IN_PLACE)
+      return e.fail(make_error(Errc::in_place, "sendbuf = MPI_IN_PLACE on rank %d, which is not the root %d", e.rank, root));
+    if (!red.native) {
+      note_fallback(call, red.why);
+      if (!int_count(count)) return e.fail(too_large(call));
+      Fallback f;
+      if (!(st = f.stage(sendbuf, count, is_root ? recvbuf : nullptr, count, dt))) return e.fail(st);
+      int rc = PMPI_Reduce(f.s, is_root ? f.r : recvbuf, static_cast<int>(count), dt, op, root, comm);
+      if (rc != MPI_SUCCESS) return rc;
+      return (st = f.done()) ? MPI_SUCCESS : e.fail(st);
+    }
+    std::size_t bytes;
+    if (!(st = count_bytes(count, red.dt, "count", &bytes))) return e.fail(st);
+    if (count == 0) return MPI_SUCCESS;
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    if (!(st = check_buffer(sendbuf, "sendbuf", count, true))) return e.fail(st);
+    if (is_root && !(st = check_buffer(recvbuf, "recvbuf", count, false))) return e.fail(st);
+    if (is_root && !in_place && overlaps(sendbuf, bytes, recvbuf, bytes))
+      return e.fail(make_error(Errc::overlap, "sendbuf = %p and recvbuf = %p overlap at the root; use MPI_IN_PLACE",
+                               sendbuf, recvbuf));
+    coll::CollArgs a;
+    a.coll = Coll::reduce;
+    a.call = call;
+    a.sendbuf = in_place ? recvbuf : sendbuf;
+    a.recvbuf = is_root ? recvbuf : nullptr;
+    a.in_place = in_place;
+    a.count = static_cast<std::size_t>(count);
+    a.dt = red.dt;
+    a.op = red.op;
+    a.root = root;
+    if (!(st = buffer_kind(a.sendbuf, "sendbuf", &a.send_kind))) return e.fail(st);
+    a.recv_kind = a.send_kind;
+    if (is_root && !(st = buffer_kind(recvbuf, "recvbuf", &a.recv_kind))) return e.fail(st);
+    return e.run(a);
+  });
+}
+
+// ---- reduce_scatter_block / reduce_scatter ----------------------------------------
+
+int reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                   const std::vector<MPI_Count>* recvcounts, MPI_Datatype dt, MPI_Op op, MPI_Comm comm) noexcept {
+  const bool v = recvcounts != nullptr;
+  return guarded(call, comm, [&]() -> int {
+    Entry e{call, comm};
+    Status st = e.begin();
+    if (!st) return e.fail(st);
+    Red red;
+    if (!v && !(st = check_count(recvcount, "recvcount"))) return e.fail(st);
+    if (!(st = classify(dt, op, e.inter, &red))) return e.fail(st);
+    if (v && static_cast<int>(recvcounts->size()) != e.size)
+      return e.fail(make_error(Errc::arg, "recvcounts = NULL with %d ranks", e.size));
+    MPI_Count total = v ? 0 : recvcount * e.size, mine = v ? 0 : recvcount;
+    if (v) {
+      for (int i = 0; i < e.size; ++i) {
+        MPI_Count c = (*recvcounts)[static_cast<std::size_t>(i)];
+        if (c < 0) return e.fail(make_error(Errc::count, "recvcounts[%d] = %lld is negative", i, static_cast<long long>(c)));
+        total += c;
+      }
+      mine = (*recvcounts)[static_cast<std::size_t>(e.rank)];
+    }
+    if (recvbuf == MPI_IN_PLACE)
+      return e.fail(make_error(Errc::in_place, "recvbuf = MPI_IN_PLACE (only sendbuf may be)"));
+    if (!red.native) {
+      note_fallback(call, red.why);
+      if (!int_count(total)) return e.fail(too_large(call));
+      Fallback f;
+      const bool in_place = sendbuf == MPI_IN_PLACE;
+      if (!(st = f.stage(sendbuf, total, recvbuf, in_place ? total : mine, dt))) return e.fail(st);
+      int rc;
+      if (v) {
+        std::vector<int> counts(recvcounts->begin(), recvcounts->end());
+        rc = PMPI_Reduce_scatter(f.s, f.r, counts.data(), dt, op, comm);
+      } else {
+        rc = PMPI_Reduce_scatter_block(f.s, f.r, static_cast<int>(recvcount), dt, op, comm);
+      }
+      if (rc != MPI_SUCCESS) return rc;
+      return (st = f.done()) ? MPI_SUCCESS : e.fail(st);
+    }
+    std::size_t bytes, mine_bytes;
+    if (!(st = count_bytes(total, red.dt, "the total count", &bytes)) ||
+        !(st = count_bytes(mine, red.dt, "recvcount", &mine_bytes)))
+      return e.fail(st);
+    if (total == 0) return MPI_SUCCESS;
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    if (!(st = check_buffer(sendbuf, "sendbuf", total, true))) return e.fail(st);
+    if (!(st = check_buffer(recvbuf, "recvbuf", in_place ? total : mine, false))) return e.fail(st);
+    if (!in_place && overlaps(sendbuf, bytes, recvbuf, mine_bytes))
+      return e.fail(make_error(Errc::overlap, "sendbuf = %p and recvbuf = %p overlap; use MPI_IN_PLACE", sendbuf, recvbuf));
+    coll::CollArgs a;
+    a.coll = v ? Coll::reduce_scatter : Coll::reduce_scatter_block;
+    a.call = call;
+    a.sendbuf = in_place ? recvbuf : sendbuf;
+    a.recvbuf = recvbuf;
+    a.in_place = in_place;
+    a.count = static_cast<std::size_t>(recvcount);
+    a.dt = red.dt;
+    a.op = red.op;
+    if (v) {
+      a.recv_layout.off.resize(static_cast<std::size_t>(e.size));
+      a.recv_layout.len.resize(static_cast<std::size_t>(e.size));
+      std::size_t pos = 0;
+      for (int i = 0; i < e.size; ++i) {
+        a.recv_layout.off[static_cast<std::size_t>(i)] = pos;
+        a.recv_layout.len[static_cast<std::size_t>(i)] = static_cast<std::size_t>((*recvcounts)[static_cast<std::size_t>(i)]);
+        pos += a.recv_layout.len[static_cast<std::size_t>(i)];
+      }
+    }
+    if (!(st = buffer_kind(recvbuf, "recvbuf", &a.recv_kind))) return e.fail(st);
+    a.send_kind = a.recv_kind;
+    if (!in_place && !(st = buffer_kind(sendbuf, "sendbuf", &a.send_kind))) return e.fail(st);
+    return e.run(a);
+  });
+}
+
+namespace {
+// Copy a C array of n counts into MPI_Count (NULL stays NULL).
+template <class T>
+bool widen(const T* in, int n, std::vector<MPI_Count>* out) {
+  if (!in) return false;
+  out->assign(in, in + n);
+  return true;
+}
+// The local group's size (0 for MPI_COMM_NULL): the length of count arrays.
+int comm_size_or_zero(MPI_Comm comm) {
+  int n = 0;
+  if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &n);
+  return n;
+}
+}  // namespace
+
+}  // namespace duct::capi
+
+using namespace duct::capi;
+
+extern "C" int DUCT_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm) {
+  return allreduce("DUCT_Allreduce", sendbuf, recvbuf, count, datatype, op, comm);
+}
+extern "C" int DUCT_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                                MPI_Comm comm) {
+  return allreduce("DUCT_Allreduce_c", sendbuf, recvbuf, count, datatype, op, comm);
+}
+extern "C" int DUCT_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                           MPI_Comm comm) {
+  return reduce("DUCT_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+extern "C" int DUCT_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                             int root, MPI_Comm comm) {
+  return reduce("DUCT_Reduce_c", sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+extern "C" int DUCT_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
+                                         MPI_Op op, MPI_Comm comm) {
+  return reduce_scatter("DUCT_Reduce_scatter_block", sendbuf, recvbuf, recvcount, nullptr, datatype, op, comm);
+}
+extern "C" int DUCT_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return reduce_scatter("DUCT_Reduce_scatter_block_c", sendbuf, recvbuf, recvcount, nullptr, datatype, op, comm);
+}
+extern "C" int DUCT_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                                   MPI_Op op, MPI_Comm comm) {
+  std::vector<MPI_Count> counts;  // stays empty for NULL: reported as such
+  widen(recvcounts, comm_size_or_zero(comm), &counts);
+  return reduce_scatter("DUCT_Reduce_scatter", sendbuf, recvbuf, 0, &counts, datatype, op, comm);
+}
+extern "C" int DUCT_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
+                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  std::vector<MPI_Count> counts;
+  widen(recvcounts, comm_size_or_zero(comm), &counts);
+  return reduce_scatter("DUCT_Reduce_scatter_c", sendbuf, recvbuf, 0, &counts, datatype, op, comm);
+}

@@ -1,0 +1,20 @@
+// Allgather(v) by a ring: n-1 steps, each rank forwards the block it
+// received last, segments pipelined (Thakur, Rabenseifner, Gropp 2005, §4.3;
+// the allgather phase of Patarasuk and Yuan's ring). Each rank moves (n-1)/n
+// of the result: the choice for long messages. Blocks may have any sizes and
+// displacements (allgatherv).
+#include "coll/collectives.hpp"
+
+namespace duct::coll {
+
+Sched allgather_ring(Context& ctx, const CollArgs& a, std::uint32_t seq) {
+  const int n = ctx.size(), me = ctx.rank();
+  const Layout blocks = a.coll == select::Coll::allgatherv ? a.recv_layout : Layout::uniform(a.bytes, n);
+  const std::size_t mine = static_cast<std::size_t>(me);
+  DUCT_CO_TRY(copy_local(at(a.recvbuf, blocks.off[mine]), a.recv_kind, a.sendbuf, a.send_kind, blocks.len[mine]));
+  Link link{ctx, seq, Group{nullptr, n, me}};
+  DUCT_CO_TRY(co_await ring_allgather(ctx, link, a.recvbuf, a.recv_kind, blocks, 0, 0));
+  co_return Status::ok();
+}
+
+}  // namespace duct::coll

@@ -1,0 +1,16 @@
+// Barrier through node-local shared memory (single-node communicators):
+// every rank publishes the barrier's sequence number and waits until every
+// rank has published it (coll/shm.hpp).
+#include "coll/collectives.hpp"
+#include "coll/shm.hpp"
+
+namespace duct::coll {
+
+Sched barrier_shm(Context& ctx, const CollArgs&, std::uint32_t) {
+  ShmArea& s = *ctx.shm;
+  const std::uint64_t k = s.next_seq();
+  DUCT_CO_TRY(co_await shm_exchange(s, k, static_cast<int>(k & 1), ctx.rank(), ctx.size()));
+  co_return Status::ok();
+}
+
+}  // namespace duct::coll

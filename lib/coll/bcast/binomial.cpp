@@ -1,0 +1,45 @@
+// Broadcast along a binomial tree.
+//
+// R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of Collective
+// Communication Operations in MPICH", IJHPCA 19(1), 2005, §4.1. With ranks
+// numbered relative to the root, rank v receives from v minus its lowest set
+// bit and forwards to v + 2^k for every 2^k below that bit: ceil(log2 n)
+// steps, the whole message each time; the choice for small messages.
+#include <vector>
+
+#include "coll/collectives.hpp"
+
+namespace duct::coll {
+
+Sched binomial_bcast(Context&, Link link, void* buf, std::size_t bytes, MemKind kind, int root,
+                     std::uint32_t step_base) {
+  const int n = link.g.n, me = link.g.me;
+  const int vr = mod(me - root, n);
+  int mask = 1;
+  while (mask < n) {
+    if (vr & mask) {
+      Request r;
+      DUCT_CO_TRY(link.recv(mod(me - mask, n), buf, bytes, kind, step_base, &r));
+      DUCT_CO_TRY(co_await wait(r));
+      break;
+    }
+    mask <<= 1;
+  }
+  std::vector<Request> sends;
+  for (mask >>= 1; mask > 0; mask >>= 1) {
+    if (vr + mask < n) {
+      sends.emplace_back();
+      DUCT_CO_TRY(link.send(mod(me + mask, n), buf, bytes, kind, step_base, &sends.back()));
+    }
+  }
+  DUCT_CO_TRY(co_await wait(pointers(sends)));
+  co_return Status::ok();
+}
+
+Sched bcast_binomial(Context& ctx, const CollArgs& a, std::uint32_t seq) {
+  Link link{ctx, seq, Group{nullptr, ctx.size(), ctx.rank()}};
+  DUCT_CO_TRY(co_await binomial_bcast(ctx, link, a.recvbuf, a.bytes, a.recv_kind, a.root, 0));
+  co_return Status::ok();
+}
+
+}  // namespace duct::coll

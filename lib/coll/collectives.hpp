@@ -1,0 +1,120 @@
+// duct coll: every collective goes through one path.
+//
+// capi packs a call's arguments into CollArgs (after checking them), and
+// run_collective() selects an algorithm, builds its schedule and runs the
+// task. Algorithms live one per file under lib/coll/<collective>/; the
+// building blocks they share (ring phases, binomial trees, ...) are declared
+// here too.
+#pragma once
+
+#include <cstdint>
+
+#include "coll/common.hpp"
+#include "coll/sched.hpp"
+#include "select/select.hpp"
+
+namespace duct::coll {
+
+struct CollArgs {
+  select::Coll coll = select::Coll::allreduce;
+  const char* call = "";         // "DUCT_Bcast", for logs and hang reports
+  const void* sendbuf = nullptr; // never MPI_IN_PLACE: see in_place
+  void* recvbuf = nullptr;
+  MemKind send_kind = MemKind::host;
+  MemKind recv_kind = MemKind::host;
+  bool in_place = false;         // MPI_IN_PLACE was passed (sendbuf then points into recvbuf where MPI says)
+  int root = 0;
+  // Reductions: element type, op and vector length in elements
+  // (reduce_scatter_block: one rank's block).
+  DType dt{};
+  RedOp op{};
+  std::size_t count = 0;
+  // Data movement, in bytes: bcast: the message; allgather, gather,
+  // scatter, alltoall: one rank's block.
+  std::size_t bytes = 0;
+  // v-variants: the receive layout (allgatherv, gatherv at the root,
+  // alltoallv, reduce_scatter in elements) and the send layout (scatterv at
+  // the root, alltoallv), in bytes unless said otherwise.
+  Layout recv_layout, send_layout;
+};
+
+// Select, log once per call signature, build and run (blocking).
+Status run_collective(Context& ctx, const CollArgs& a);
+
+// Replace the selection rules at run time (DUCT_Tune); same format as DUCT_TUNE.
+Status set_rules(const std::string& rules);
+
+using AlgoFn = Sched (*)(Context&, const CollArgs&, std::uint32_t seq);
+
+// ---- algorithms (one file each) ---------------------------------------------
+Sched allreduce_shm(Context&, const CollArgs&, std::uint32_t);
+Sched allreduce_recursive_doubling(Context&, const CollArgs&, std::uint32_t);
+Sched allreduce_ring(Context&, const CollArgs&, std::uint32_t);
+Sched allreduce_rabenseifner(Context&, const CollArgs&, std::uint32_t);
+Sched allreduce_hierarchical(Context&, const CollArgs&, std::uint32_t);
+Sched bcast_shm(Context&, const CollArgs&, std::uint32_t);
+Sched bcast_binomial(Context&, const CollArgs&, std::uint32_t);
+Sched bcast_scatter_allgather(Context&, const CollArgs&, std::uint32_t);
+Sched bcast_pipelined_chain(Context&, const CollArgs&, std::uint32_t);
+Sched reduce_shm(Context&, const CollArgs&, std::uint32_t);
+Sched reduce_binomial(Context&, const CollArgs&, std::uint32_t);
+Sched reduce_reduce_scatter_gather(Context&, const CollArgs&, std::uint32_t);
+Sched allgather_shm(Context&, const CollArgs&, std::uint32_t);
+Sched allgather_bruck(Context&, const CollArgs&, std::uint32_t);
+Sched allgather_recursive_doubling(Context&, const CollArgs&, std::uint32_t);
+Sched allgather_ring(Context&, const CollArgs&, std::uint32_t);
+Sched reduce_scatter_recursive_halving(Context&, const CollArgs&, std::uint32_t);
+Sched reduce_scatter_pairwise(Context&, const CollArgs&, std::uint32_t);
+Sched reduce_scatter_ring(Context&, const CollArgs&, std::uint32_t);
+Sched alltoall_bruck(Context&, const CollArgs&, std::uint32_t);
+Sched alltoall_pairwise(Context&, const CollArgs&, std::uint32_t);
+Sched gather_shm(Context&, const CollArgs&, std::uint32_t);
+Sched gather_binomial(Context&, const CollArgs&, std::uint32_t);
+Sched gather_linear(Context&, const CollArgs&, std::uint32_t);
+Sched scatter_shm(Context&, const CollArgs&, std::uint32_t);
+Sched scatter_binomial(Context&, const CollArgs&, std::uint32_t);
+Sched scatter_linear(Context&, const CollArgs&, std::uint32_t);
+Sched barrier_shm(Context&, const CollArgs&, std::uint32_t);
+Sched barrier_dissemination(Context&, const CollArgs&, std::uint32_t);
+
+// ---- building blocks ------------------------------------------------------------
+// Ring reduce-scatter over link.g: `blocks` in elements; src holds this
+// rank's full input, dst (full size) receives partial results and, at the
+// end, the reduced block (g.me + own_offset) mod n.
+Sched ring_reduce_scatter(Context& ctx, Link link, const void* src, void* dst, MemKind kind, Layout blocks, DType dt,
+                          RedOp op, int own_offset, std::uint32_t step_base);
+// Ring allgather over link.g: `blocks` in bytes; this rank starts holding
+// block (g.me + own_offset) mod n of buf and ends holding all.
+Sched ring_allgather(Context& ctx, Link link, void* buf, MemKind kind, Layout blocks, int own_offset,
+                     std::uint32_t step_base);
+// Binomial broadcast of `bytes` at buf from group member `root`.
+Sched binomial_bcast(Context& ctx, Link link, void* buf, std::size_t bytes, MemKind kind, int root,
+                     std::uint32_t step_base);
+// Binomial reduction of `count` elements towards group member `root`: acc
+// holds this rank's input on entry (and is overwritten); at the root it
+// holds the result on return. `tmp` is scratch of the same size and kind.
+Sched binomial_reduce(Context& ctx, Link link, void* acc, void* tmp, std::size_t count, DType dt, RedOp op,
+                      MemKind kind, int root, std::uint32_t step_base);
+// Recursive-doubling allreduce of `acc` (host memory) over link.g.
+Sched recursive_doubling_allreduce(Context& ctx, Link link, void* acc, void* tmp, std::size_t count, DType dt,
+                                   RedOp op, std::uint32_t step_base);
+// Recursive halving over link.g (a power of two members): `acc` holds the
+// whole input (`blocks` in elements, consecutive, one per member) and ends
+// with block g.me reduced, in place. `tmp` holds at least half of it.
+Sched halving_reduce_scatter(Context& ctx, Link link, void* acc, void* tmp, MemKind kind, const Layout& blocks,
+                             DType dt, RedOp op, std::uint32_t step_base);
+// Recursive doubling allgather over link.g (a power of two members): every
+// member holds its block of `buf` (`blocks` in bytes, consecutive) and ends
+// with all of them.
+Sched doubling_allgather(Context& ctx, Link link, void* buf, MemKind kind, const Layout& blocks, std::uint32_t step_base);
+
+// The shared-memory handshake every shm algorithm makes: publish this
+// rank's slot for sequence k (its data written before) and wait for every
+// rank's. After it, every slot of sequence k may be read.
+class ShmArea;
+Sched shm_exchange(ShmArea& s, std::uint64_t k, int parity, int me, int n);
+// After shm_exchange: reduce the n slots of `parity` in rank order into
+// `dst` (staged through host scratch when it is device memory).
+Status shm_reduce_slots(Context& ctx, ShmArea& s, int parity, const CollArgs& a, void* dst, MemKind dst_kind);
+
+}  // namespace duct::coll

@@ -1,0 +1,180 @@
+// One path for every collective: selection, logging, the task.
+#include <cstring>
+#include <vector>
+
+#include "coll/collectives.hpp"
+#include "coll/shm.hpp"
+#include "coll/task.hpp"
+#include "core/config.hpp"
+#include "core/log.hpp"
+
+namespace duct::coll {
+
+namespace {
+
+using select::Coll;
+
+struct Impl {
+  Coll coll;
+  const char* name;
+  AlgoFn fn;
+};
+
+// Every implementation, by the names select/ uses: the one explicit table
+// (no registration at static-initialisation time).
+constexpr Impl kImpls[] = {
+    {Coll::allreduce, "shm", &allreduce_shm},
+    {Coll::allreduce, "recursive_doubling", &allreduce_recursive_doubling},
+    {Coll::allreduce, "ring", &allreduce_ring},
+    {Coll::allreduce, "rabenseifner", &allreduce_rabenseifner},
+    {Coll::allreduce, "hierarchical", &allreduce_hierarchical},
+    {Coll::bcast, "shm", &bcast_shm},
+    {Coll::bcast, "binomial", &bcast_binomial},
+    {Coll::bcast, "scatter_allgather", &bcast_scatter_allgather},
+    {Coll::bcast, "pipelined_chain", &bcast_pipelined_chain},
+    {Coll::reduce, "shm", &reduce_shm},
+    {Coll::reduce, "binomial", &reduce_binomial},
+    {Coll::reduce, "reduce_scatter_gather", &reduce_reduce_scatter_gather},
+    {Coll::allgather, "shm", &allgather_shm},
+    {Coll::allgather, "bruck", &allgather_bruck},
+    {Coll::allgather, "recursive_doubling", &allgather_recursive_doubling},
+    {Coll::allgather, "ring", &allgather_ring},
+    {Coll::allgatherv, "bruck", &allgather_bruck},
+    {Coll::allgatherv, "ring", &allgather_ring},
+    {Coll::reduce_scatter_block, "recursive_halving", &reduce_scatter_recursive_halving},
+    {Coll::reduce_scatter_block, "pairwise", &reduce_scatter_pairwise},
+    {Coll::reduce_scatter_block, "ring", &reduce_scatter_ring},
+    {Coll::reduce_scatter, "recursive_halving", &reduce_scatter_recursive_halving},
+    {Coll::reduce_scatter, "pairwise", &reduce_scatter_pairwise},
+    {Coll::reduce_scatter, "ring", &reduce_scatter_ring},
+    {Coll::alltoall, "bruck", &alltoall_bruck},
+    {Coll::alltoall, "pairwise", &alltoall_pairwise},
+    {Coll::alltoallv, "pairwise", &alltoall_pairwise},
+    {Coll::gather, "shm", &gather_shm},
+    {Coll::gather, "binomial", &gather_binomial},
+    {Coll::gather, "linear", &gather_linear},
+    {Coll::gatherv, "linear", &gather_linear},
+    {Coll::scatter, "shm", &scatter_shm},
+    {Coll::scatter, "binomial", &scatter_binomial},
+    {Coll::scatter, "linear", &scatter_linear},
+    {Coll::scatterv, "linear", &scatter_linear},
+    {Coll::barrier, "shm", &barrier_shm},
+    {Coll::barrier, "dissemination", &barrier_dissemination},
+};
+
+// select/'s algorithm index -> implementation, resolved by name once.
+AlgoFn impl_of(int algo) {
+  static const std::vector<AlgoFn> by_index = [] {
+    const auto& all = select::algorithms();
+    std::vector<AlgoFn> v(all.size(), nullptr);
+    for (size_t a = 0; a < all.size(); ++a)
+      for (const Impl& i : kImpls)
+        if (all[a].coll == i.coll && std::strcmp(i.name, all[a].name) == 0) v[a] = i.fn;
+    return v;
+  }();
+  return algo >= 0 && static_cast<size_t>(algo) < by_index.size() ? by_index[static_cast<size_t>(algo)] : nullptr;
+}
+
+// The size selection sees, equal on every rank (select::Query::bytes).
+std::size_t query_bytes(const CollArgs& a, int n) {
+  const std::size_t esz = elem_size(a.dt.elem), un = static_cast<std::size_t>(n);
+  switch (a.coll) {
+    case Coll::allreduce:
+    case Coll::reduce: return a.count * esz;
+    case Coll::bcast: return a.bytes;
+    case Coll::allgather:
+    case Coll::alltoall:
+    case Coll::gather:
+    case Coll::scatter: return a.bytes * un;
+    case Coll::allgatherv: return a.recv_layout.total();
+    case Coll::reduce_scatter_block: return a.count * esz * un;
+    case Coll::reduce_scatter: return a.recv_layout.total() * esz;
+    default: return 0;  // alltoallv, gatherv, scatterv, barrier: not known on every rank
+  }
+}
+
+// A communicator of one rank: local copies, no communication.
+Status local_only(const CollArgs& a) {
+  const std::size_t esz = elem_size(a.dt.elem);
+  switch (a.coll) {
+    case Coll::barrier:
+    case Coll::bcast: return Status::ok();
+    case Coll::allreduce:
+    case Coll::reduce:
+    case Coll::reduce_scatter_block: {
+      std::size_t bytes = a.count * esz;
+      return a.in_place ? Status::ok() : copy_local(a.recvbuf, a.recv_kind, a.sendbuf, a.send_kind, bytes);
+    }
+    case Coll::reduce_scatter: {
+      std::size_t bytes = a.recv_layout.total() * esz;
+      return a.in_place ? Status::ok() : copy_local(a.recvbuf, a.recv_kind, a.sendbuf, a.send_kind, bytes);
+    }
+    case Coll::allgather:
+    case Coll::alltoall:
+    case Coll::gather:
+    case Coll::scatter:
+      return a.in_place ? Status::ok() : copy_local(a.recvbuf, a.recv_kind, a.sendbuf, a.send_kind, a.bytes);
+    case Coll::allgatherv:
+    case Coll::gatherv:
+      // The one block goes to its displacement.
+      return a.in_place ? Status::ok()
+                        : copy_local(at(a.recvbuf, a.recv_layout.off[0]), a.recv_kind, a.sendbuf, a.send_kind,
+                                     a.recv_layout.len[0]);
+    case Coll::scatterv:
+      return a.in_place ? Status::ok()
+                        : copy_local(a.recvbuf, a.recv_kind, at(a.sendbuf, a.send_layout.off[0]), a.send_kind,
+                                     a.send_layout.len[0]);
+    case Coll::alltoallv:
+      return a.in_place ? Status::ok()
+                        : copy_local(at(a.recvbuf, a.recv_layout.off[0]), a.recv_kind,
+                                     at(a.sendbuf, a.send_layout.off[0]), a.send_kind, a.recv_layout.len[0]);
+    case Coll::count_: break;
+  }
+  return make_error(Errc::internal, "no local path for %s", select::coll_name(a.coll));
+}
+
+}  // namespace
+
+Status run_collective(Context& ctx, const CollArgs& a) {
+  if (ctx.size() == 1) return local_only(a);
+  Runtime* rt = Runtime::ready();
+  if (!rt) DUCT_TRY(Runtime::get(&rt));
+  select::Query q{a.coll, query_bytes(a, ctx.size()), ctx.size(), ctx.topo.num_nodes,
+                  ctx.shm ? ShmArea::kSlotBytes : 0, a.recv_kind == MemKind::device};
+  if (a.coll == Coll::scatter || a.coll == Coll::scatterv || a.coll == Coll::bcast)
+    q.device = (ctx.rank() == a.root ? a.send_kind : a.recv_kind) == MemKind::device;
+
+  // Repeated calls of one size skip the rule table (per collective, per rules generation).
+  Context::LastChoice& last = ctx.last_choice[static_cast<int>(a.coll)];
+  int algo;
+  if (last.bytes == q.bytes && last.generation == rt->rules_generation() && last.device == q.device) {
+    algo = last.algo;
+  } else {
+    algo = rt->table().choose(q);
+    last = {q.bytes, algo, rt->rules_generation(), q.device};
+  }
+  AlgoFn fn = impl_of(algo);
+  if (!fn) return make_error(Errc::internal, "%s: algorithm %d has no implementation", a.call, algo);
+  const char* name = select::algorithms()[static_cast<size_t>(algo)].name;
+
+  if (log::enabled(log::Level::info, log::Subsys::coll)) {
+    std::string sig = strprintf("%s %zu %s %s %s %d", a.call, q.bytes, a.dt.name ? a.dt.name : "bytes", op_name(a.op),
+                                q.device ? "device" : "host", rt->rules_generation());
+    if (ctx.first_time(sig)) {
+      std::string why;
+      rt->table().choose(q, &why);
+      DUCT_INFO(coll, "%s on %d ranks (%d node(s)), %s memory: %s, because %s", a.call, ctx.size(), ctx.topo.num_nodes,
+                q.device ? "device" : "host", name, why.c_str());
+    }
+  }
+  Task task(fn(ctx, a, ctx.next_seq()), TaskInfo{a.call, name, q.bytes, ctx.cid});
+  return run(ctx, task);
+}
+
+Status set_rules(const std::string& rules) {
+  Runtime* rt = nullptr;
+  DUCT_TRY(Runtime::get(&rt));
+  return rt->set_rules(rules);
+}
+
+}  // namespace duct::coll

@@ -1,0 +1,22 @@
+// Reduce through node-local shared memory (single-node communicators,
+// vectors up to one slot): every rank copies its vector into its slot, and
+// after the handshake the root reduces all slots in rank order
+// (coll/shm.hpp).
+#include "coll/collectives.hpp"
+#include "coll/shm.hpp"
+
+namespace duct::coll {
+
+Sched reduce_shm(Context& ctx, const CollArgs& a, std::uint32_t) {
+  ShmArea& s = *ctx.shm;
+  const int n = ctx.size(), me = ctx.rank();
+  const std::size_t bytes = a.count * elem_size(a.dt.elem);
+  const std::uint64_t k = s.next_seq();
+  const int p = static_cast<int>(k & 1);
+  DUCT_CO_TRY(copy_local(s.slot(me, p), MemKind::host, a.sendbuf, a.send_kind, bytes));
+  DUCT_CO_TRY(co_await shm_exchange(s, k, p, me, n));
+  if (me == a.root) DUCT_CO_TRY(shm_reduce_slots(ctx, s, p, a, a.recvbuf, a.recv_kind));
+  co_return Status::ok();
+}
+
+}  // namespace duct::coll
