@@ -84,17 +84,21 @@ Sched barrier_dissemination(Context&, const CollArgs&, std::uint32_t);
 Sched ring_reduce_scatter(Context& ctx, Link link, const void* src, void* dst, MemKind kind, Layout blocks, DType dt,
                           RedOp op, int own_offset, std::uint32_t step_base);
 // Ring allgather over link.g: `blocks` in bytes; this rank starts holding
-// block (g.me + own_offset) mod n of buf and ends holding all.
+// block (g.me + own_offset) mod n of buf and ends holding all. With
+// `own_src`, this rank's block is sent from there (a clean send buffer
+// rather than a copy just written, which a peer reads more slowly).
 Sched ring_allgather(Context& ctx, Link link, void* buf, MemKind kind, Layout blocks, int own_offset,
-                     std::uint32_t step_base);
+                     std::uint32_t step_base, const void* own_src = nullptr, MemKind own_kind = MemKind::host);
 // Binomial broadcast of `bytes` at buf from group member `root`.
 Sched binomial_bcast(Context& ctx, Link link, void* buf, std::size_t bytes, MemKind kind, int root,
                      std::uint32_t step_base);
-// Binomial reduction of `count` elements towards group member `root`: acc
-// holds this rank's input on entry (and is overwritten); at the root it
-// holds the result on return. `tmp` is scratch of the same size and kind.
-Sched binomial_reduce(Context& ctx, Link link, void* acc, void* tmp, std::size_t count, DType dt, RedOp op,
-                      MemKind kind, int root, std::uint32_t step_base);
+// Binomial reduction of `count` elements towards group member `root`:
+// `input` is this rank's contribution (read only, may equal acc); `acc`
+// accumulates the subtree's result and at the root holds the result on
+// return. A leaf sends its input as it is. `tmp` is scratch of the same size.
+// `input` and `acc`/`tmp` are of memory kind `kind` (input may be in_kind).
+Sched binomial_reduce(Context& ctx, Link link, const void* input, MemKind in_kind, void* acc, void* tmp,
+                      std::size_t count, DType dt, RedOp op, MemKind kind, int root, std::uint32_t step_base);
 // Recursive-doubling allreduce of `acc` (host memory) over link.g.
 Sched recursive_doubling_allreduce(Context& ctx, Link link, void* acc, void* tmp, std::size_t count, DType dt,
                                    RedOp op, std::uint32_t step_base);

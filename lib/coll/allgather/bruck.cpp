@@ -31,7 +31,10 @@ Sched allgather_bruck(Context& ctx, const CollArgs& a, std::uint32_t seq) {
     // What I send is positions [0, cnt) of my packing; what I receive is
     // positions [0, cnt) of rank me+pow's packing, i.e. my [pow, pow+cnt).
     Request s, r;
-    DUCT_CO_TRY(link.send(mod(me - pow, n), tmp, pos[static_cast<std::size_t>(cnt)], a.recv_kind, step, &s));
+    // Step 0 sends only my block: from the clean send buffer.
+    const void* from = pow == 1 ? a.sendbuf : tmp;
+    const MemKind fk = pow == 1 ? a.send_kind : a.recv_kind;
+    DUCT_CO_TRY(link.send(mod(me - pow, n), from, pos[static_cast<std::size_t>(cnt)], fk, step, &s));
     DUCT_CO_TRY(link.recv(mod(me + pow, n), at(tmp, pos[static_cast<std::size_t>(pow)]),
                           pos[static_cast<std::size_t>(pow + cnt)] - pos[static_cast<std::size_t>(pow)], a.recv_kind,
                           step, &r));

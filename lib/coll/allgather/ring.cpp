@@ -11,9 +11,12 @@ Sched allgather_ring(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   const int n = ctx.size(), me = ctx.rank();
   const Layout blocks = a.coll == select::Coll::allgatherv ? a.recv_layout : Layout::uniform(a.bytes, n);
   const std::size_t mine = static_cast<std::size_t>(me);
-  DUCT_CO_TRY(copy_local(at(a.recvbuf, blocks.off[mine]), a.recv_kind, a.sendbuf, a.send_kind, blocks.len[mine]));
+  // My block travels from the send buffer (clean: a peer reads it faster
+  // than the copy below, just written), the copy is made meanwhile.
   Link link{ctx, seq, Group{nullptr, n, me}};
-  DUCT_CO_TRY(co_await ring_allgather(ctx, link, a.recvbuf, a.recv_kind, blocks, 0, 0));
+  Sched ring = ring_allgather(ctx, link, a.recvbuf, a.recv_kind, blocks, 0, 0, a.sendbuf, a.send_kind);
+  DUCT_CO_TRY(copy_local(at(a.recvbuf, blocks.off[mine]), a.recv_kind, a.sendbuf, a.send_kind, blocks.len[mine]));
+  DUCT_CO_TRY(co_await std::move(ring));
   co_return Status::ok();
 }
 

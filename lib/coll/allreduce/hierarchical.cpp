@@ -22,15 +22,15 @@ constexpr std::size_t kRingFrom = 16u << 10;  // leaders: ring from here (as the
 Sched allreduce_hierarchical(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   const std::size_t esz = elem_size(a.dt.elem), bytes = a.count * esz;
   const MemKind kind = a.recv_kind;
-  void* acc = a.recvbuf;
-  DUCT_CO_TRY(copy_local(acc, kind, a.sendbuf, a.send_kind, bytes));
+  void* acc = a.recvbuf;  // the node's partial result, then the result
   void* tmp = nullptr;
   DUCT_CO_TRY(ctx.scratch(kind, bytes, 3, &tmp));
   const std::vector<int>& node = ctx.node_ranks();
   const Group node_group{node.data(), static_cast<int>(node.size()), ctx.topo.local_rank};
   Link link{ctx, seq, node_group};
 
-  DUCT_CO_TRY(co_await binomial_reduce(ctx, link, acc, tmp, a.count, a.dt, a.op, kind, 0, kNodeReduce));
+  DUCT_CO_TRY(co_await binomial_reduce(ctx, link, a.sendbuf, a.send_kind, acc, tmp, a.count, a.dt, a.op, kind, 0,
+                                       kNodeReduce));
   if (ctx.leader_index() >= 0) {
     const std::vector<int>& leaders = ctx.leaders();
     const Group lg{leaders.data(), static_cast<int>(leaders.size()), ctx.leader_index()};

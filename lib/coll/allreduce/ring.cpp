@@ -90,7 +90,7 @@ Sched ring_reduce_scatter(Context& ctx, Link link, const void* src, void* dst, M
 }
 
 Sched ring_allgather(Context&, Link link, void* buf, MemKind kind, Layout blocks, int own_offset,
-                     std::uint32_t step_base) {
+                     std::uint32_t step_base, const void* own_src, MemKind own_kind) {
   const int n = link.g.n, r = link.g.me;
   const int right = mod(r + 1, n), left = mod(r - 1, n);
   const std::size_t seg_bytes = config::get().ring_segment;
@@ -100,9 +100,11 @@ Sched ring_allgather(Context&, Link link, void* buf, MemKind kind, Layout blocks
   {
     const std::size_t b = block_at(0);
     Segments sg(blocks.len[b], 1, seg_bytes);
+    const void* from = own_src ? own_src : at(buf, blocks.off[b]);
+    const MemKind fk = own_src ? own_kind : kind;
     for (std::size_t k = 0; k < sg.count(); ++k) {
       sends.emplace_back();
-      DUCT_CO_TRY(link.send(right, at(buf, blocks.off[b] + sg.offset(k)), sg.size(k), kind, step_base, &sends.back()));
+      DUCT_CO_TRY(link.send(right, at(from, sg.offset(k)), sg.size(k), fk, step_base, &sends.back()));
     }
   }
   for (int s = 0; s < n - 1; ++s) {

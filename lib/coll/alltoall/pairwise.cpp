@@ -5,7 +5,7 @@
 // meets once and no rank is flooded; a window of steps is kept in flight.
 // Serves alltoallv (any counts and displacements; zero-byte pairs send
 // nothing) and the in-place forms (the input is copied aside first).
-#include <deque>
+#include <array>
 #include <vector>
 
 #include "coll/collectives.hpp"
@@ -19,49 +19,44 @@ constexpr int kWindow = 8;  // steps in flight
 Sched alltoall_pairwise(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   const int n = ctx.size(), me = ctx.rank();
   const bool v = a.coll == select::Coll::alltoallv;
-  const Layout recv = v ? a.recv_layout : Layout::uniform(a.bytes, n);
-  Layout send = v ? a.send_layout : Layout::uniform(a.bytes, n);
+  // Block q's offset and length on each side (alltoall: uniform, no tables).
+  const Layout* rl = v ? &a.recv_layout : nullptr;
+  const Layout* sl = v ? &a.send_layout : nullptr;
+  auto roff = [&](std::size_t q) { return rl ? rl->off[q] : q * a.bytes; };
+  auto rlen = [&](std::size_t q) { return rl ? rl->len[q] : a.bytes; };
   const void* src = a.sendbuf;
   MemKind skind = a.send_kind;
+  bool send_like_recv = false;
   if (a.in_place) {
     // The input is the receive buffer, laid out like the result.
     std::size_t span = 0;
-    for (int q = 0; q < n; ++q)
-      span = std::max(span, recv.off[static_cast<std::size_t>(q)] + recv.len[static_cast<std::size_t>(q)]);
+    for (std::size_t q = 0; q < static_cast<std::size_t>(n); ++q) span = std::max(span, roff(q) + rlen(q));
     void* copy = nullptr;
     DUCT_CO_TRY(ctx.scratch(a.recv_kind, span, 2, &copy));
     DUCT_CO_TRY(copy_local(copy, a.recv_kind, a.recvbuf, a.recv_kind, span));
     src = copy;
     skind = a.recv_kind;
-    send = recv;
+    send_like_recv = true;
   }
+  auto soff = [&](std::size_t q) { return send_like_recv ? roff(q) : (sl ? sl->off[q] : q * a.bytes); };
+  auto slen = [&](std::size_t q) { return send_like_recv ? rlen(q) : (sl ? sl->len[q] : a.bytes); };
   const std::size_t m = static_cast<std::size_t>(me);
-  DUCT_CO_TRY(copy_local(at(a.recvbuf, recv.off[m]), a.recv_kind, at(src, send.off[m]), skind, recv.len[m]));
+  DUCT_CO_TRY(copy_local(at(a.recvbuf, roff(m)), a.recv_kind, at(src, soff(m)), skind, rlen(m)));
   Link link{ctx, seq, Group{nullptr, n, me}};
-  std::deque<std::vector<Request>> window;
+  // A window of steps in flight, each a send and a receive slot.
+  std::array<Request, 2 * kWindow> reqs;
   for (int k = 1; k < n; ++k) {
     const std::size_t dst = static_cast<std::size_t>(mod(me + k, n)), from = static_cast<std::size_t>(mod(me - k, n));
-    std::vector<Request> step;
-    if (send.len[dst] > 0) {
-      step.emplace_back();
-      DUCT_CO_TRY(link.send(static_cast<int>(dst), at(src, send.off[dst]), send.len[dst], skind,
-                            static_cast<std::uint32_t>(k), &step.back()));
-    }
-    if (recv.len[from] > 0) {
-      step.emplace_back();
-      DUCT_CO_TRY(link.recv(static_cast<int>(from), at(a.recvbuf, recv.off[from]), recv.len[from], a.recv_kind,
-                            static_cast<std::uint32_t>(k), &step.back()));
-    }
-    window.push_back(std::move(step));
-    if (static_cast<int>(window.size()) >= kWindow) {
-      DUCT_CO_TRY(co_await wait(pointers(window.front())));
-      window.pop_front();
-    }
+    Request& s = reqs[static_cast<std::size_t>(2 * (k % kWindow))];
+    Request& r = reqs[static_cast<std::size_t>(2 * (k % kWindow) + 1)];
+    DUCT_CO_TRY(co_await wait(s, r));  // the slots of step k - kWindow
+    if (slen(dst) > 0)
+      DUCT_CO_TRY(link.send(static_cast<int>(dst), at(src, soff(dst)), slen(dst), skind, static_cast<std::uint32_t>(k), &s));
+    if (rlen(from) > 0)
+      DUCT_CO_TRY(link.recv(static_cast<int>(from), at(a.recvbuf, roff(from)), rlen(from), a.recv_kind,
+                            static_cast<std::uint32_t>(k), &r));
   }
-  while (!window.empty()) {
-    DUCT_CO_TRY(co_await wait(pointers(window.front())));
-    window.pop_front();
-  }
+  for (Request& r : reqs) DUCT_CO_TRY(co_await wait(r));
   co_return Status::ok();
 }
 
