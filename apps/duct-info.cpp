@@ -1,7 +1,9 @@
 // duct-info: what duct sees and would do on this job.
 //
 //   mpirun -np 4 duct-info          ranks, hosts, nodes, GPU and NUMA node per
-//                                   rank, the channel of every rank pair, UCX
+//                                   rank, the channel of every rank pair, UCX,
+//                                   IPC handle cache counters (after three
+//                                   device allreduces where cuda_ipc is used)
 //   duct-info -c                    every DUCT_* variable: default, value, doc
 //   duct-info -c --markdown         the same as docs/env.md
 //   duct-info -a                    every algorithm and the selection table
@@ -21,6 +23,7 @@
 #include "core/hwtopo.hpp"
 #include "duct/duct.h"
 #include "memory/cuda.hpp"
+#include "memory/ipc_cache.hpp"
 #include "select/select.hpp"
 
 namespace {
@@ -111,6 +114,26 @@ int job_info() {
                                gpu.c_str());
   for (int r = 0; r < n; ++r)
     if (r != rank) line += strprintf("    -> rank %-3d %s\n", r, ctx->channels->describe_pair(r).c_str());
+  // Where cuda_ipc serves pairs, exercise it with a few device allreduces
+  // (every rank joins; ranks without a device use host memory) and show
+  // the IPC handle cache's counters.
+  int ipc = ctx->channels->uses_ipc() && memory::cuda::available(), any_ipc = 0;
+  MPI_Allreduce(&ipc, &any_ipc, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+  if (any_ipc) {
+    const std::size_t count = 256 * 1024;  // 1 MiB of floats: above the inline limit
+    void* buf = nullptr;
+    std::vector<float> host;
+    if (memory::cuda::available() && memory::cuda::alloc_device(count * sizeof(float), &buf)) {
+      (void)memory::cuda::copy(buf, std::vector<float>(count, 1.0f).data(), count * sizeof(float));
+    } else {
+      host.assign(count, 1.0f);
+      buf = host.data();
+    }
+    for (int i = 0; i < 3; ++i)
+      DUCT_Allreduce(MPI_IN_PLACE, buf, static_cast<int>(count), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    if (host.empty()) memory::cuda::free_device(buf);
+  }
+  line += strprintf("    IPC handle cache: %s\n", memory::IpcCache::instance().describe().c_str());
   std::vector<std::string> lines = gather(line, MPI_COMM_WORLD);
 
   if (rank == 0) {

@@ -72,13 +72,18 @@ MPI_Datatype DUCT_Type_bfloat16(void);
 typedef enum {
   DUCT_ERRCLASS_ARG = 1,      /* an argument that fits no narrower class */
   DUCT_ERRCLASS_BUFFER,       /* null or unusable buffer pointer */
-  DUCT_ERRCLASS_COUNT,        /* negative or overflowing count */
-  DUCT_ERRCLASS_TYPE,         /* MPI_DATATYPE_NULL or unusable datatype */
-  DUCT_ERRCLASS_OP,           /* MPI_OP_NULL, or an op MPI does not define for the datatype */
+  DUCT_ERRCLASS_COUNT,        /* negative count, or send and receive sizes that disagree */
+  DUCT_ERRCLASS_TYPE,         /* MPI_DATATYPE_NULL or an invalid datatype handle */
+  DUCT_ERRCLASS_OP,           /* MPI_OP_NULL */
   DUCT_ERRCLASS_COMM,         /* MPI_COMM_NULL or unusable communicator */
   DUCT_ERRCLASS_ROOT,         /* root out of range */
   DUCT_ERRCLASS_IN_PLACE,     /* MPI_IN_PLACE where MPI forbids it */
   DUCT_ERRCLASS_OVERLAP,      /* send and receive buffers overlap (use MPI_IN_PLACE) */
+  DUCT_ERRCLASS_OVERFLOW,     /* counts or displacements whose bytes overflow the address space */
+  DUCT_ERRCLASS_OP_TYPE,      /* an op MPI does not define for the datatype (MPI_BAND on MPI_FLOAT) */
+  DUCT_ERRCLASS_UNCOMMITTED,  /* a derived datatype that was never committed (MPI_Type_commit) */
+  DUCT_ERRCLASS_UNMAPPED,     /* a pointer that is not memory of this process, e.g. another process's
+                                 device pointer (checked when a CUDA device is present or DUCT_CHECK=1) */
   DUCT_ERRCLASS_CONFIG,       /* invalid or inconsistent DUCT_* environment variable */
   DUCT_ERRCLASS_NOT_SUPPORTED,/* valid MPI that duct cannot serve; the message says why */
   DUCT_ERRCLASS_CUDA,         /* a CUDA call failed */

@@ -5,7 +5,10 @@
 #include <mutex>
 #include <set>
 
+#include "coll/context.hpp"
+#include "core/config.hpp"
 #include "core/log.hpp"
+#include "memory/probe.hpp"
 
 namespace duct::capi {
 
@@ -57,26 +60,73 @@ Status check_count(MPI_Count count, const char* name) {
   return Status::ok();
 }
 
+namespace {
+// MPI has no "is this datatype committed?" query, but MPI_Pack of zero
+// elements refuses an uncommitted type with MPI_ERR_TYPE (Open MPI, MPICH).
+// It needs a communicator whose error handler returns: a private duplicate
+// of MPI_COMM_SELF, freed at finalize.
+std::mutex g_probe_mutex;
+MPI_Comm g_probe_comm = MPI_COMM_NULL;
+
+MPI_Comm probe_comm() {
+  std::lock_guard<std::mutex> lock(g_probe_mutex);
+  if (g_probe_comm != MPI_COMM_NULL) return g_probe_comm;
+  coll::Runtime* rt = nullptr;
+  if (!coll::Runtime::get(&rt)) return MPI_COMM_NULL;
+  MPI_Comm c = MPI_COMM_NULL;
+  if (MPI_Comm_dup(MPI_COMM_SELF, &c) != MPI_SUCCESS) return MPI_COMM_NULL;
+  MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  g_probe_comm = c;
+  rt->on_finalize([] {
+    std::lock_guard<std::mutex> l(g_probe_mutex);
+    if (g_probe_comm != MPI_COMM_NULL) MPI_Comm_free(&g_probe_comm);
+  });
+  return c;
+}
+}  // namespace
+
 Status check_datatype(MPI_Datatype t, const char* name) {
   if (t == MPI_DATATYPE_NULL) return make_error(Errc::type, "%s = MPI_DATATYPE_NULL", name);
+  DType d;
+  if (lookup_dtype(t, &d)) return Status::ok();  // predefined: committed by definition
+  MPI_Comm c = probe_comm();
+  if (c == MPI_COMM_NULL) return Status::ok();  // cannot tell; the MPI library will
+  char dummy = 0;
+  int pos = 0;
+  if (MPI_Pack(&dummy, 0, t, &dummy, 0, &pos, c) != MPI_SUCCESS)
+    return make_error(Errc::uncommitted, "%s = %s is not a committed datatype (call MPI_Type_commit first)", name,
+                      type_text(t).c_str());
   return Status::ok();
 }
 
-Status check_buffer(const void* buf, const char* name, MPI_Count count, bool in_place_allowed) {
+Status check_buffer(const void* buf, const char* name, MPI_Count count, bool in_place_allowed, MPI_Aint true_lb) {
   if (buf == MPI_IN_PLACE && !in_place_allowed)
     return make_error(Errc::in_place, "%s = MPI_IN_PLACE, which MPI does not allow for this argument", name);
-  if (buf == nullptr && count > 0)
+  // NULL is MPI_BOTTOM where the datatype's data does not start at the
+  // buffer (absolute addresses); otherwise no data can be there.
+  if (buf == nullptr && count > 0 && true_lb == 0)
     return make_error(Errc::buffer, "%s = NULL with count = %lld", name, static_cast<long long>(count));
   return Status::ok();
 }
 
-Status buffer_kind(const void* buf, const char* name, memory::MemKind* kind) {
+namespace {
+Status unmapped(const void* p, const char* name) {
+  return make_error(Errc::unmapped,
+                    "%s = %p is neither memory of this process's CUDA context nor mapped host memory (a pointer "
+                    "from another process?)", name, p);
+}
+}  // namespace
+
+Status buffer_kind(const void* buf, const char* name, std::size_t bytes, memory::MemKind* kind, MPI_Aint lb) {
+  const void* data = static_cast<const char*>(buf) + lb;  // where the data starts (MPI_BOTTOM + absolute address)
   if (!memory::cuda::available()) {  // no device: every pointer is host memory
     *kind = memory::MemKind::host;
+    if (bytes > 0 && config::get().check && memory::probe_host(data) == memory::Probe::unmapped)
+      return unmapped(data, name);
     return Status::ok();
   }
   memory::PtrInfo info;
-  DUCT_TRY(memory::cuda::query(buf, &info));
+  DUCT_TRY(memory::cuda::query(data, &info));
   *kind = info.kind;
   if (info.kind == memory::MemKind::device) {
     int cur = -1;
@@ -85,7 +135,34 @@ Status buffer_kind(const void* buf, const char* name, memory::MemKind* kind) {
       return make_error(Errc::not_supported,
                         "%s = %p is memory of CUDA device %d but the current device is %d (call cudaSetDevice(%d) "
                         "first)", name, buf, info.device, cur, info.device);
+  } else if (bytes > 0 && !info.registered && !info.managed &&
+             memory::probe_host(data) == memory::Probe::unmapped) {
+    // With a device present, a foreign device pointer looks like unregistered host memory.
+    return unmapped(data, name);
   }
+  return Status::ok();
+}
+
+Status mul_bytes(MPI_Count count, std::size_t size, const char* what, std::size_t* out) {
+  unsigned long long r = 0;
+  if (count < 0 || __builtin_mul_overflow(static_cast<unsigned long long>(count), size, &r) ||
+      r > static_cast<unsigned long long>(PTRDIFF_MAX))
+    return make_error(Errc::overflow, "%s = %lld elements of %zu bytes overflows the address space", what,
+                      static_cast<long long>(count), size);
+  *out = static_cast<std::size_t>(r);
+  return Status::ok();
+}
+
+Status blocks_total(MPI_Count ranks, MPI_Count each, std::size_t size, const char* what, MPI_Count* total) {
+  std::size_t bytes = 0;
+  DUCT_TRY(mul_count(ranks, each, what, total));
+  return mul_bytes(*total, size, what, &bytes);
+}
+
+Status mul_count(MPI_Count a, MPI_Count b, const char* what, MPI_Count* out) {
+  if (__builtin_mul_overflow(a, b, out))
+    return make_error(Errc::overflow, "%s = %lld x %lld overflows MPI_Count", what, static_cast<long long>(a),
+                      static_cast<long long>(b));
   return Status::ok();
 }
 

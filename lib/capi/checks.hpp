@@ -22,12 +22,28 @@ Status check_mpi_ready(const char* call);
 // comm is a valid handle (not MPI_COMM_NULL); *inter is set.
 Status check_comm(MPI_Comm comm, bool* inter);
 Status check_count(MPI_Count count, const char* name);
+// A datatype argument: not MPI_DATATYPE_NULL (Errc::type), committed
+// (Errc::uncommitted).
 Status check_datatype(MPI_Datatype t, const char* name);
-// A buffer argument: not MPI_IN_PLACE unless allowed, not NULL when data is moved.
-Status check_buffer(const void* buf, const char* name, MPI_Count count, bool in_place_allowed);
+// A buffer argument: not MPI_IN_PLACE unless allowed, not NULL when data is
+// moved, unless the datatype's data lies away from the buffer pointer
+// (true_lb != 0: NULL is then MPI_BOTTOM with absolute addresses).
+Status check_buffer(const void* buf, const char* name, MPI_Count count, bool in_place_allowed, MPI_Aint true_lb = 0);
 
-// Memory kind of a buffer; device memory must be on the current device.
-Status buffer_kind(const void* buf, const char* name, memory::MemKind* kind);
+// Memory kind of `bytes` of data starting at buf + lb; device memory must
+// be on the current device. When a CUDA device is present (or DUCT_CHECK=1)
+// a host pointer with bytes > 0 must be mapped (Errc::unmapped): another
+// process's device pointer is refused rather than crashing a copy.
+Status buffer_kind(const void* buf, const char* name, std::size_t bytes, memory::MemKind* kind, MPI_Aint lb = 0);
+
+// count x size in bytes, refusing what does not fit the address space
+// (Errc::overflow, naming `what`).
+Status mul_bytes(MPI_Count count, std::size_t size, const char* what, std::size_t* out);
+// a x b without overflowing MPI_Count (Errc::overflow).
+Status mul_count(MPI_Count a, MPI_Count b, const char* what, MPI_Count* out);
+// `ranks` blocks of `each` elements of `size` bytes: *total elements, with
+// neither the count nor its bytes overflowing (Errc::overflow).
+Status blocks_total(MPI_Count ranks, MPI_Count each, std::size_t size, const char* what, MPI_Count* total);
 
 // Byte ranges [a, a+na) and [b, b+nb) overlap.
 bool overlaps(const void* a, std::size_t na, const void* b, std::size_t nb);

@@ -3,6 +3,7 @@
 #include <climits>
 #include <cstring>
 
+#include "core/config.hpp"
 #include "core/log.hpp"
 
 namespace duct::capi {
@@ -29,6 +30,13 @@ int Entry::run(const coll::CollArgs& a) {
   if (!st) return fail(st.context("setting up the communicator"));
   st = coll::run_collective(*ctx, a);
   return st ? MPI_SUCCESS : fail(st);
+}
+
+int Entry::nothing(coll::CollArgs a) {
+  if (size == 1 || !config::get().check) return MPI_SUCCESS;
+  a.call = call;
+  a.nothing = true;
+  return run(a);
 }
 
 Status type_info(MPI_Datatype t, const char* name, TypeInfo* out) {
@@ -101,15 +109,16 @@ Status unpack_loop(const char* in, std::size_t insize, void* out, MPI_Count coun
 
 }  // namespace
 
-Status Contig::send(const void* buf, MPI_Count count, MPI_Datatype t, const TypeInfo& ti, MPI_Comm comm) {
+Status Contig::send(const void* buf, MPI_Count count, MPI_Datatype t, const TypeInfo& ti, MPI_Comm comm,
+                    const char* name) {
   bytes_ = static_cast<std::size_t>(count) * ti.size;
   if (ti.contiguous || count == 0) {
     ptr_ = const_cast<void*>(buf);
-    DUCT_TRY(buffer_kind(buf, "sendbuf", &kind_));
+    DUCT_TRY(buffer_kind(buf, name, bytes_, &kind_));
     return Status::ok();
   }
   memory::MemKind k;
-  DUCT_TRY(buffer_kind(buf, "sendbuf", &k));
+  DUCT_TRY(buffer_kind(buf, name, bytes_, &k, ti.true_lb));
   packed_ = true;
   packed_buf_.resize(bytes_);
   MPI_Aint lo;
@@ -128,11 +137,13 @@ Status Contig::send(const void* buf, MPI_Count count, MPI_Datatype t, const Type
   return Status::ok();
 }
 
-Status Contig::recv(void* buf, MPI_Count count, MPI_Datatype t, const TypeInfo& ti, MPI_Comm comm) {
+Status Contig::recv(void* buf, MPI_Count count, MPI_Datatype t, const TypeInfo& ti, MPI_Comm comm,
+                    const char* name) {
+  name_ = name;
   bytes_ = static_cast<std::size_t>(count) * ti.size;
   if (ti.contiguous || count == 0) {
     ptr_ = buf;
-    return buffer_kind(buf, "recvbuf", &kind_);
+    return buffer_kind(buf, name, bytes_, &kind_);
   }
   packed_ = true;
   packed_buf_.resize(bytes_);
@@ -149,7 +160,7 @@ Status Contig::recv(void* buf, MPI_Count count, MPI_Datatype t, const TypeInfo& 
 Status Contig::finish() {
   if (!packed_ || !user_) return Status::ok();
   memory::MemKind k;
-  DUCT_TRY(buffer_kind(user_, "recvbuf", &k));
+  DUCT_TRY(buffer_kind(user_, name_, bytes_, &k, ti_.true_lb));
   if (k == memory::MemKind::host) return unpack_loop(packed_buf_.data(), bytes_, user_, count_, type_, ti_, comm_);
   // Device: stage the span (copy in, so bytes the datatype skips survive),
   // unpack on host, copy back.
@@ -162,11 +173,27 @@ Status Contig::finish() {
   return memory::cuda::copy(static_cast<char*>(user_) + lo, staged.data(), len);
 }
 
-Status check_counts(const VLayout& v, const char* counts_name, const char* displs_name) {
-  for (std::size_t i = 0; i < v.counts.size(); ++i)
-    if (v.counts[i] < 0)
-      return make_error(Errc::count, "%s[%zu] = %lld is negative", counts_name, i, static_cast<long long>(v.counts[i]));
-  (void)displs_name;
+Status check_counts(const VLayout& v, const TypeInfo& ti, const char* counts_name, const char* displs_name) {
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < v.counts.size(); ++i) {
+    const MPI_Count c = v.counts[i];
+    if (c < 0) return make_error(Errc::count, "%s[%zu] = %lld is negative", counts_name, i, static_cast<long long>(c));
+    if (c == 0) continue;
+    // The block's bytes, where it starts (displs[i] x extent) and where its
+    // data ends must all be addresses: no wrap-around.
+    std::size_t b = 0;
+    MPI_Aint start = 0, reach = 0, last = 0;
+    if (!mul_bytes(c, ti.size, counts_name, &b) || __builtin_add_overflow(total, b, &total) ||
+        total > static_cast<std::size_t>(PTRDIFF_MAX))
+      return make_error(Errc::overflow, "%s[%zu] = %lld: the blocks' total bytes overflow the address space",
+                        counts_name, i, static_cast<long long>(c));
+    if (__builtin_mul_overflow(v.displs[i], ti.extent, &start) || __builtin_mul_overflow(c - 1, ti.extent, &reach) ||
+        __builtin_add_overflow(start, reach, &last) || __builtin_add_overflow(last, ti.true_lb + ti.true_extent, &last))
+      return make_error(Errc::overflow,
+                        "%s[%zu] = %lld with %s[%zu] = %lld (extent %ld bytes) overflows the address space",
+                        displs_name, i, static_cast<long long>(v.displs[i]), counts_name, i,
+                        static_cast<long long>(c), static_cast<long>(ti.extent));
+  }
   return Status::ok();
 }
 
@@ -184,7 +211,7 @@ Status VContig::setup(void* buf, const VLayout& v, const TypeInfo& ti, const cha
       layout_.off[i] = static_cast<std::size_t>(v.displs[i] * ti.extent - lowest);
     }
     base_ = static_cast<char*>(buf) + lowest;
-    return buffer_kind(buf, name, &kind_);
+    return buffer_kind(base_, name, layout_.total(), &kind_);
   }
   std::size_t pos = 0;
   for (std::size_t i = 0; i < n; ++i) {

@@ -31,6 +31,10 @@ struct Entry {
   int fail(const Status& st) const { return raise(st.code() == Errc::comm && comm == MPI_COMM_NULL ? MPI_COMM_NULL : comm, call, st); }
   // The context of comm, then the collective.
   int run(const coll::CollArgs& a);
+  // A call with nothing to move (count 0) returns at once, except that
+  // under DUCT_CHECK it is still compared across ranks (a count of 0 on one
+  // rank and 1000 on another is a mismatch, not a hang).
+  int nothing(coll::CollArgs a);
 };
 
 template <class F>
@@ -63,9 +67,12 @@ Status type_info(MPI_Datatype t, const char* name, TypeInfo* out);
 class Contig {
  public:
   // A send side: `data()` holds the bytes to send after this.
-  Status send(const void* buf, MPI_Count count, MPI_Datatype t, const TypeInfo& ti, MPI_Comm comm);
+  // `name` is the argument's name in messages.
+  Status send(const void* buf, MPI_Count count, MPI_Datatype t, const TypeInfo& ti, MPI_Comm comm,
+              const char* name = "sendbuf");
   // A receive side of `count` elements: receive into data(), then finish().
-  Status recv(void* buf, MPI_Count count, MPI_Datatype t, const TypeInfo& ti, MPI_Comm comm);
+  Status recv(void* buf, MPI_Count count, MPI_Datatype t, const TypeInfo& ti, MPI_Comm comm,
+              const char* name = "recvbuf");
   // Unpack a receive side into the user's buffer (no-op when contiguous).
   Status finish();
   const void* data() const { return ptr_; }
@@ -85,6 +92,7 @@ class Contig {
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
   TypeInfo ti_;
   MPI_Comm comm_ = MPI_COMM_NULL;
+  const char* name_ = "recvbuf";
 };
 
 // A v-argument (counts and displacements in elements / extents) as a byte
@@ -94,7 +102,9 @@ struct VLayout {
   std::vector<MPI_Count> counts;
   std::vector<MPI_Aint> displs;
 };
-Status check_counts(const VLayout& v, const char* counts_name, const char* displs_name);
+// Counts >= 0 (Errc::count); every block's bytes and byte range, and their
+// total, within the address space (Errc::overflow).
+Status check_counts(const VLayout& v, const TypeInfo& ti, const char* counts_name, const char* displs_name);
 
 // A v-argument made contiguous: a base pointer and a byte layout of the n
 // blocks over it. Contiguous datatypes: the user's buffer, rebased to the

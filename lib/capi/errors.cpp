@@ -15,6 +15,10 @@ namespace {
 
 static_assert(static_cast<int>(Errc::arg) == DUCT_ERRCLASS_ARG);
 static_assert(static_cast<int>(Errc::overlap) == DUCT_ERRCLASS_OVERLAP);
+static_assert(static_cast<int>(Errc::unmapped) == DUCT_ERRCLASS_UNMAPPED);
+static_assert(static_cast<int>(Errc::config) == DUCT_ERRCLASS_CONFIG);
+static_assert(static_cast<int>(Errc::timeout) == DUCT_ERRCLASS_TIMEOUT);
+static_assert(static_cast<int>(Errc::peer_failed) == DUCT_ERRCLASS_PEER_FAILED);
 static_assert(static_cast<int>(Errc::internal) == DUCT_ERRCLASS_INTERNAL);
 static_assert(static_cast<int>(Errc::count_) == DUCT_ERRCLASS_INTERNAL + 1);
 

@@ -30,10 +30,7 @@ Status root_ok(int root, int size) {
 
 Status block_bytes(MPI_Count count, const TypeInfo& ti, const char* name, std::size_t* out) {
   DUCT_TRY(check_count(count, name));
-  if (ti.size && static_cast<unsigned long long>(count) > SIZE_MAX / ti.size)
-    return make_error(Errc::count, "%s = %lld overflows the address space", name, static_cast<long long>(count));
-  *out = static_cast<std::size_t>(count) * ti.size;
-  return Status::ok();
+  return mul_bytes(count, ti.size, name, out);
 }
 
 Status same_size(std::size_t sbytes, std::size_t rbytes, const char* what) {
@@ -49,7 +46,7 @@ int inter(Entry& e, std::initializer_list<const void*> bufs, F&& pmpi) {
   for (const void* b : bufs) {
     if (!b || b == MPI_IN_PLACE) continue;
     memory::MemKind k;
-    Status st = buffer_kind(b, "buffer", &k);
+    Status st = buffer_kind(b, "buffer", 0, &k);
     if (!st) return e.fail(st);
     if (k == memory::MemKind::device)
       return e.fail(make_error(Errc::not_supported, "device buffers on an intercommunicator: duct passes "
@@ -62,6 +59,15 @@ bool fits_int(MPI_Count c) { return c <= INT_MAX; }
 Status int_only(const char* call) {
   return make_error(Errc::not_supported, "%s: counts above INT_MAX on an intercommunicator (the MPI library here has "
                     "no large-count collectives)", call);
+}
+
+// The arguments a call with nothing to move shows DUCT_CHECK.
+coll::CollArgs moving_args(Coll c, std::size_t bytes, int root) {
+  coll::CollArgs a;
+  a.coll = c;
+  a.bytes = bytes;
+  a.root = root;
+  return a;
 }
 
 VLayout vlayout(const std::vector<MPI_Count>& counts, const std::vector<MPI_Aint>& displs) { return {counts, displs}; }
@@ -83,10 +89,10 @@ int bcast(const char* call, void* buffer, MPI_Count count, MPI_Datatype dt, int 
       return inter(e, {buffer}, [&] { return PMPI_Bcast(buffer, static_cast<int>(count), dt, root, comm); });
     }
     if (!(st = root_ok(root, e.size))) return e.fail(st);
-    if (bytes == 0) return MPI_SUCCESS;
-    if (!(st = check_buffer(buffer, "buffer", count, false))) return e.fail(st);
+    if (bytes == 0) return e.nothing(moving_args(Coll::bcast, 0, root));
+    if (!(st = check_buffer(buffer, "buffer", count, false, ti.true_lb))) return e.fail(st);
     Contig c;
-    st = e.rank == root ? c.send(buffer, count, dt, ti, comm) : c.recv(buffer, count, dt, ti, comm);
+    st = e.rank == root ? c.send(buffer, count, dt, ti, comm, "buffer") : c.recv(buffer, count, dt, ti, comm, "buffer");
     if (!st) return e.fail(st);
     coll::CollArgs a;
     a.coll = Coll::bcast;
@@ -126,11 +132,15 @@ int all_blocks(const char* call, Coll coll, const void* sendbuf, MPI_Count sendc
       });
     }
     if (!in_place && !(st = same_size(sbytes, rbytes, call))) return e.fail(st);
-    if (rbytes == 0) return MPI_SUCCESS;
-    const MPI_Count n = e.size, rtotal = n * recvcount;
-    const MPI_Count stotal = coll == Coll::allgather ? sendcount : n * sendcount;
-    if (!(st = check_buffer(recvbuf, "recvbuf", rtotal, false))) return e.fail(st);
-    if (!in_place && !(st = check_buffer(sendbuf, "sendbuf", stotal, false))) return e.fail(st);
+    if (rbytes == 0) return e.nothing(moving_args(coll, 0, 0));
+    const MPI_Count n = e.size;
+    MPI_Count rtotal = 0, stotal = sendcount;
+    if (!(st = blocks_total(n, recvcount, rti.size, "communicator size x recvcount", &rtotal))) return e.fail(st);
+    if (coll == Coll::alltoall && !in_place &&
+        !(st = blocks_total(n, sendcount, sti.size, "communicator size x sendcount", &stotal)))
+      return e.fail(st);
+    if (!(st = check_buffer(recvbuf, "recvbuf", rtotal, false, rti.true_lb))) return e.fail(st);
+    if (!in_place && !(st = check_buffer(sendbuf, "sendbuf", stotal, false, sti.true_lb))) return e.fail(st);
     if (!in_place && rti.contiguous && sti.contiguous &&
         overlaps(sendbuf, static_cast<std::size_t>(stotal) * sti.size, recvbuf, static_cast<std::size_t>(rtotal) * rti.size))
       return e.fail(make_error(Errc::overlap, "sendbuf = %p and recvbuf = %p overlap; use MPI_IN_PLACE", sendbuf, recvbuf));
@@ -188,7 +198,7 @@ int allgatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_D
     if (!in_place && (!(st = type_info(sendtype, "sendtype", &sti)) || !(st = block_bytes(sendcount, sti, "sendcount", &sbytes))))
       return e.fail(st);
     VLayout v = vlayout(*recvcounts, *displs);
-    if (!(st = check_counts(v, "recvcounts", "displs"))) return e.fail(st);
+    if (!(st = check_counts(v, rti, "recvcounts", "displs"))) return e.fail(st);
     if (e.inter) {
       std::vector<int> c(recvcounts->begin(), recvcounts->end()), d(displs->begin(), displs->end());
       return inter(e, {sendbuf, recvbuf}, [&] {
@@ -198,10 +208,15 @@ int allgatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_D
     const std::size_t me = static_cast<std::size_t>(e.rank);
     if (!in_place && !(st = same_size(sbytes, static_cast<std::size_t>(v.counts[me]) * rti.size, call))) return e.fail(st);
     MPI_Count total = 0;
-    for (MPI_Count c : v.counts) total += c;
-    if (total == 0 || rti.size == 0) return MPI_SUCCESS;
-    if (!(st = check_buffer(recvbuf, "recvbuf", total, false))) return e.fail(st);
-    if (!in_place && !(st = check_buffer(sendbuf, "sendbuf", sendcount, false))) return e.fail(st);
+    if (rti.size > 0)
+      for (MPI_Count c : v.counts) total += c;  // no overflow: check_counts bounded the bytes
+    if (total == 0) {
+      coll::CollArgs a = moving_args(Coll::allgatherv, 0, 0);
+      a.recv_layout = coll::Layout::uniform(0, e.size);
+      return e.nothing(a);
+    }
+    if (!(st = check_buffer(recvbuf, "recvbuf", total, false, rti.true_lb))) return e.fail(st);
+    if (!in_place && !(st = check_buffer(sendbuf, "sendbuf", sendcount, false, sti.true_lb))) return e.fail(st);
     VContig r;
     Contig s;
     if (!(st = r.recv(recvbuf, v, recvtype, rti, comm, "recvbuf"))) return e.fail(st);
@@ -251,10 +266,10 @@ int alltoallv(const char* call, const void* sendbuf, const std::vector<MPI_Count
     if (!(st = type_info(recvtype, "recvtype", &rti))) return e.fail(st);
     if (!in_place && !(st = type_info(sendtype, "sendtype", &sti))) return e.fail(st);
     VLayout rv = vlayout(*recvcounts, *rdispls), sv;
-    if (!(st = check_counts(rv, "recvcounts", "rdispls"))) return e.fail(st);
+    if (!(st = check_counts(rv, rti, "recvcounts", "rdispls"))) return e.fail(st);
     if (!in_place) {
       sv = vlayout(*sendcounts, *sdispls);
-      if (!(st = check_counts(sv, "sendcounts", "sdispls"))) return e.fail(st);
+      if (!(st = check_counts(sv, sti, "sendcounts", "sdispls"))) return e.fail(st);
     }
     if (e.inter) {
       std::vector<int> rc_(recvcounts->begin(), recvcounts->end()), rd(rdispls->begin(), rdispls->end()), sc, sd;
@@ -332,7 +347,7 @@ int gather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datat
         if (!recvcounts) return e.fail(make_error(Errc::arg, "recvcounts = NULL at the root"));
         if (!displs) return e.fail(make_error(Errc::arg, "displs = NULL at the root"));
         rv = vlayout(*recvcounts, *displs);
-        if (!(st = check_counts(rv, "recvcounts", "displs"))) return e.fail(st);
+        if (!(st = check_counts(rv, rti, "recvcounts", "displs"))) return e.fail(st);
         rbytes = static_cast<std::size_t>(rv.counts[static_cast<std::size_t>(root)]) * rti.size;
       } else if (!(st = block_bytes(recvcount, rti, "recvcount", &rbytes))) {
         return e.fail(st);
@@ -341,9 +356,12 @@ int gather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datat
     }
     // Every rank knows the size of its own block (equal at every rank for gather).
     const std::size_t bytes = is_root ? rbytes : sbytes;
-    if (!v && bytes == 0) return MPI_SUCCESS;
-    if (!in_place && !(st = check_buffer(sendbuf, "sendbuf", sendcount, false))) return e.fail(st);
-    if (is_root && !(st = check_buffer(recvbuf, "recvbuf", v ? 1 : recvcount, false))) return e.fail(st);
+    if (!v && bytes == 0) return e.nothing(moving_args(Coll::gather, 0, root));
+    if (!in_place && !(st = check_buffer(sendbuf, "sendbuf", sendcount, false, sti.true_lb))) return e.fail(st);
+    MPI_Count rtotal = 0;
+    if (is_root && !v && !(st = blocks_total(e.size, recvcount, rti.size, "communicator size x recvcount", &rtotal)))
+      return e.fail(st);
+    if (is_root && !(st = check_buffer(recvbuf, "recvbuf", v ? 1 : recvcount, false, rti.true_lb))) return e.fail(st);
 
     coll::CollArgs a;
     a.coll = v ? Coll::gatherv : Coll::gather;
@@ -359,7 +377,7 @@ int gather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datat
         a.recv_kind = rvc.kind();
         a.recv_layout = rvc.layout();
       } else {
-        if (!(st = r.recv(recvbuf, recvcount * e.size, recvtype, rti, comm))) return e.fail(st);
+        if (!(st = r.recv(recvbuf, rtotal, recvtype, rti, comm))) return e.fail(st);
         a.recvbuf = r.data();
         a.recv_kind = r.kind();
       }
@@ -426,7 +444,7 @@ int scatter(const char* call, const void* sendbuf, MPI_Count sendcount, const st
         if (!sendcounts) return e.fail(make_error(Errc::arg, "sendcounts = NULL at the root"));
         if (!displs) return e.fail(make_error(Errc::arg, "displs = NULL at the root"));
         sv = vlayout(*sendcounts, *displs);
-        if (!(st = check_counts(sv, "sendcounts", "displs"))) return e.fail(st);
+        if (!(st = check_counts(sv, sti, "sendcounts", "displs"))) return e.fail(st);
         sbytes = static_cast<std::size_t>(sv.counts[static_cast<std::size_t>(root)]) * sti.size;
       } else if (!(st = block_bytes(sendcount, sti, "sendcount", &sbytes))) {
         return e.fail(st);
@@ -434,9 +452,12 @@ int scatter(const char* call, const void* sendbuf, MPI_Count sendcount, const st
       if (!in_place && !(st = same_size(sbytes, rbytes, call))) return e.fail(st);
     }
     const std::size_t bytes = is_root ? sbytes : rbytes;
-    if (!v && bytes == 0) return MPI_SUCCESS;
-    if (is_root && !(st = check_buffer(sendbuf, "sendbuf", v ? 1 : sendcount, false))) return e.fail(st);
-    if (!in_place && !(st = check_buffer(recvbuf, "recvbuf", recvcount, false))) return e.fail(st);
+    if (!v && bytes == 0) return e.nothing(moving_args(Coll::scatter, 0, root));
+    MPI_Count stotal = 0;
+    if (is_root && !v && !(st = blocks_total(e.size, sendcount, sti.size, "communicator size x sendcount", &stotal)))
+      return e.fail(st);
+    if (is_root && !(st = check_buffer(sendbuf, "sendbuf", v ? 1 : sendcount, false, sti.true_lb))) return e.fail(st);
+    if (!in_place && !(st = check_buffer(recvbuf, "recvbuf", recvcount, false, rti.true_lb))) return e.fail(st);
 
     coll::CollArgs a;
     a.coll = v ? Coll::scatterv : Coll::scatter;
@@ -452,7 +473,7 @@ int scatter(const char* call, const void* sendbuf, MPI_Count sendcount, const st
         a.send_kind = svc.kind();
         a.send_layout = svc.layout();
       } else {
-        if (!(st = s.send(sendbuf, sendcount * e.size, sendtype, sti, comm))) return e.fail(st);
+        if (!(st = s.send(sendbuf, stotal, sendtype, sti, comm))) return e.fail(st);
         a.sendbuf = s.data();
         a.send_kind = s.kind();
       }

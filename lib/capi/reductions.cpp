@@ -34,19 +34,14 @@ Status classify(MPI_Datatype dt, MPI_Op op, bool inter, Red* out) {
   if (!lookup_dtype(dt, &out->dt)) return (out->why = "datatype " + type_text(dt)), Status::ok();
   if (!lookup_op(op, &out->op)) return (out->why = op_text(op)), Status::ok();
   if (!op_valid_for(out->op, out->dt.cat))
-    return make_error(Errc::op, "op = %s is not defined for datatype %s (MPI-4.0 §6.9.2)", op_text(op).c_str(),
+    return make_error(Errc::op_type, "op = %s is not defined for datatype %s (MPI-4.0 §6.9.2)", op_text(op).c_str(),
                       out->dt.name);
   out->native = true;
   return Status::ok();
 }
 
 Status count_bytes(MPI_Count count, const DType& d, const char* name, std::size_t* bytes) {
-  const std::size_t esz = elem_size(d.elem);
-  if (static_cast<unsigned long long>(count) > SIZE_MAX / esz)
-    return make_error(Errc::count, "%s = %lld elements of %s overflows the address space", name,
-                      static_cast<long long>(count), d.name);
-  *bytes = static_cast<std::size_t>(count) * esz;
-  return Status::ok();
+  return mul_bytes(count, elem_size(d.elem), name, bytes);
 }
 
 // Host copies of device buffers around a PMPI call.
@@ -61,14 +56,14 @@ struct Fallback {
     r = recvbuf;
     memory::MemKind k;
     if (sendbuf && sendbuf != MPI_IN_PLACE) {
-      DUCT_TRY(buffer_kind(sendbuf, "sendbuf", &k));
+      DUCT_TRY(buffer_kind(sendbuf, "sendbuf", 0, &k));
       if (k == memory::MemKind::device) {
         DUCT_TRY(stage_in(sendbuf, scount, dt, true, &send));
         s = send.host;
       }
     }
     if (recvbuf && recvbuf != MPI_IN_PLACE) {
-      DUCT_TRY(buffer_kind(recvbuf, "recvbuf", &k));
+      DUCT_TRY(buffer_kind(recvbuf, "recvbuf", 0, &k));
       if (k == memory::MemKind::device) {
         DUCT_TRY(stage_in(recvbuf, rcount, dt, true, &recv));
         r = recv.host;
@@ -82,6 +77,17 @@ struct Fallback {
 };
 
 bool int_count(MPI_Count c) { return c <= INT_MAX; }
+
+// The arguments a call with nothing to move shows DUCT_CHECK.
+coll::CollArgs reduction_args(Coll c, const Red& red, std::size_t count, int root) {
+  coll::CollArgs a;
+  a.coll = c;
+  a.dt = red.dt;
+  a.op = red.op;
+  a.count = count;
+  a.root = root;
+  return a;
+}
 
 Status too_large(const char* what) {
   return make_error(Errc::not_supported,
@@ -124,7 +130,7 @@ int allreduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count co
     }
     std::size_t bytes;
     if (!(st = count_bytes(count, red.dt, "count", &bytes))) return e.fail(st);
-    if (count == 0) return MPI_SUCCESS;
+    if (count == 0) return e.nothing(reduction_args(Coll::allreduce, red, 0, 0));
     if (!(st = check_buffer(recvbuf, "recvbuf", count, false)) || !(st = check_buffer(sendbuf, "sendbuf", count, true)))
       return e.fail(st);
     const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -140,9 +146,9 @@ int allreduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count co
     a.count = static_cast<std::size_t>(count);
     a.dt = red.dt;
     a.op = red.op;
-    if (!(st = buffer_kind(recvbuf, "recvbuf", &a.recv_kind))) return e.fail(st);
+    if (!(st = buffer_kind(recvbuf, "recvbuf", bytes, &a.recv_kind))) return e.fail(st);
     a.send_kind = a.recv_kind;
-    if (!in_place && !(st = buffer_kind(sendbuf, "sendbuf", &a.send_kind))) return e.fail(st);
+    if (!in_place && !(st = buffer_kind(sendbuf, "sendbuf", bytes, &a.send_kind))) return e.fail(st);
     return e.run(a);
   });
 }
@@ -180,7 +186,7 @@ int reduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count
     }
     std::size_t bytes;
     if (!(st = count_bytes(count, red.dt, "count", &bytes))) return e.fail(st);
-    if (count == 0) return MPI_SUCCESS;
+    if (count == 0) return e.nothing(reduction_args(Coll::reduce, red, 0, root));
     const bool in_place = sendbuf == MPI_IN_PLACE;
     if (!(st = check_buffer(sendbuf, "sendbuf", count, true))) return e.fail(st);
     if (is_root && !(st = check_buffer(recvbuf, "recvbuf", count, false))) return e.fail(st);
@@ -197,9 +203,9 @@ int reduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count
     a.dt = red.dt;
     a.op = red.op;
     a.root = root;
-    if (!(st = buffer_kind(a.sendbuf, "sendbuf", &a.send_kind))) return e.fail(st);
+    if (!(st = buffer_kind(a.sendbuf, "sendbuf", bytes, &a.send_kind))) return e.fail(st);
     a.recv_kind = a.send_kind;
-    if (is_root && !(st = buffer_kind(recvbuf, "recvbuf", &a.recv_kind))) return e.fail(st);
+    if (is_root && !(st = buffer_kind(recvbuf, "recvbuf", bytes, &a.recv_kind))) return e.fail(st);
     return e.run(a);
   });
 }
@@ -218,12 +224,15 @@ int reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, MPI_Cou
     if (!(st = classify(dt, op, e.inter, &red))) return e.fail(st);
     if (v && static_cast<int>(recvcounts->size()) != e.size)
       return e.fail(make_error(Errc::arg, "recvcounts = NULL with %d ranks", e.size));
-    MPI_Count total = v ? 0 : recvcount * e.size, mine = v ? 0 : recvcount;
+    MPI_Count total = 0, mine = v ? 0 : recvcount;
+    if (!v && !(st = mul_count(recvcount, e.size, "recvcount x communicator size", &total))) return e.fail(st);
     if (v) {
       for (int i = 0; i < e.size; ++i) {
         MPI_Count c = (*recvcounts)[static_cast<std::size_t>(i)];
         if (c < 0) return e.fail(make_error(Errc::count, "recvcounts[%d] = %lld is negative", i, static_cast<long long>(c)));
-        total += c;
+        if (__builtin_add_overflow(total, c, &total))
+          return e.fail(make_error(Errc::overflow, "recvcounts[%d] = %lld: the sum of recvcounts overflows MPI_Count", i,
+                                   static_cast<long long>(c)));
       }
       mine = (*recvcounts)[static_cast<std::size_t>(e.rank)];
     }
@@ -249,7 +258,11 @@ int reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, MPI_Cou
     if (!(st = count_bytes(total, red.dt, "the total count", &bytes)) ||
         !(st = count_bytes(mine, red.dt, "recvcount", &mine_bytes)))
       return e.fail(st);
-    if (total == 0) return MPI_SUCCESS;
+    if (total == 0) {
+      coll::CollArgs a = reduction_args(v ? Coll::reduce_scatter : Coll::reduce_scatter_block, red, 0, 0);
+      if (v) a.recv_layout = coll::Layout::uniform(0, e.size);
+      return e.nothing(a);
+    }
     const bool in_place = sendbuf == MPI_IN_PLACE;
     if (!(st = check_buffer(sendbuf, "sendbuf", total, true))) return e.fail(st);
     if (!(st = check_buffer(recvbuf, "recvbuf", in_place ? total : mine, false))) return e.fail(st);
@@ -274,9 +287,9 @@ int reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, MPI_Cou
         pos += a.recv_layout.len[static_cast<std::size_t>(i)];
       }
     }
-    if (!(st = buffer_kind(recvbuf, "recvbuf", &a.recv_kind))) return e.fail(st);
+    if (!(st = buffer_kind(recvbuf, "recvbuf", in_place ? bytes : mine_bytes, &a.recv_kind))) return e.fail(st);
     a.send_kind = a.recv_kind;
-    if (!in_place && !(st = buffer_kind(sendbuf, "sendbuf", &a.send_kind))) return e.fail(st);
+    if (!in_place && !(st = buffer_kind(sendbuf, "sendbuf", bytes, &a.send_kind))) return e.fail(st);
     return e.run(a);
   });
 }

@@ -25,9 +25,11 @@ void deactivate(Op* op) noexcept {
   if (it != g_active.end()) g_active.erase(it);
 }
 
-void progress() {
+unsigned progress() {
+  // UCX events are not counted: keepalive traffic would look like progress.
+  unsigned events = 0;
   if (ucx::Worker* w = ucx::Worker::existing()) w->progress();
-  if (g_active.empty()) return;
+  if (g_active.empty()) return events;
   // Advance multi-stage operations. An advance may start or destroy nested
   // operations, so walk a snapshot and skip those no longer registered.
   thread_local std::vector<Op*> snapshot;
@@ -40,8 +42,10 @@ void progress() {
       deactivate(op);
       op->finished = true;
       op->result = std::move(st);
+      ++events;
     }
   }
+  return events;
 }
 
 std::string describe_active() {
@@ -57,6 +61,7 @@ Request& Request::operator=(Request&& o) noexcept {
     is_recv_ = o.is_recv_;
     expect_ = o.expect_;
     peer_ = o.peer_;
+    ep_ = o.ep_;
     op_ = std::move(o.op_);
     status_ = std::move(o.status_);
     o.ucx_ = nullptr;
@@ -64,12 +69,13 @@ Request& Request::operator=(Request&& o) noexcept {
   return *this;
 }
 
-void Request::set_ucx(void* ucx_req, bool is_recv, std::size_t expect, int peer) {
+void Request::set_ucx(void* ucx_req, bool is_recv, std::size_t expect, int peer, void* ep) {
   reset();
   ucx_ = ucx_req;
   is_recv_ = is_recv;
   expect_ = expect;
   peer_ = peer;
+  ep_ = ep;
 }
 
 void Request::set_op(std::unique_ptr<Op> op) {
@@ -93,7 +99,7 @@ void Request::reset() noexcept {
 Status Request::test(bool* done) {
   if (ucx_) {
     bool d = false;
-    Status st = ucx::test(ucx_, is_recv_, expect_, peer_, &d);
+    Status st = ucx::test(ucx_, is_recv_, expect_, peer_, static_cast<ucp_ep_h>(ep_), &d);
     if (d) {
       ucx_ = nullptr;
       status_ = std::move(st);

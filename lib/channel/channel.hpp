@@ -70,7 +70,7 @@ class Request {
   void reset() noexcept;
 
   // Used by channel implementations.
-  void set_ucx(void* ucx_req, bool is_recv, std::size_t expect, int peer);
+  void set_ucx(void* ucx_req, bool is_recv, std::size_t expect, int peer, void* ep);
   void set_op(std::unique_ptr<Op> op);
   void set_done(Status st) {
     reset();
@@ -83,6 +83,7 @@ class Request {
   bool is_recv_ = false;
   std::size_t expect_ = 0;
   int peer_ = -1;
+  void* ep_ = nullptr;  // ucp_ep_h of the peer
   std::unique_ptr<Op> op_;
   Status status_;
 };
@@ -98,8 +99,10 @@ class Channel {
 };
 
 // Drive all communication of this process once: UCX worker progress and
-// every active multi-stage operation. Never blocks.
-void progress();
+// every active multi-stage operation. Never blocks. Returns how many
+// multi-stage operations finished (UCX events are not counted: keepalive
+// traffic is not progress of a collective).
+unsigned progress();
 
 // Register an operation with the progress engine (channel implementations).
 void activate(Op* op);

@@ -287,11 +287,20 @@ Status IpcRecvOp::advance(bool* done) {
     if (!header_ucx_) return Status::ok();
     ucp_tag_recv_info_t info{};
     ucs_status_t st = ucp_tag_recv_request_test(header_ucx_, &info);
-    if (st == UCS_INPROGRESS) return Status::ok();
+    if (st == UCS_INPROGRESS) {
+      // The header's sender may have died (see ucx::test).
+      ucx::Worker* w = ucx::Worker::existing();
+      ucs_status_t why;
+      if (w && w->failures() > 0 && w->failed(s.ep, &why)) {
+        ucx::abandon(header_ucx_, true);
+        header_ucx_ = nullptr;
+        return ucx::transfer_error(why, true, s.peer);
+      }
+      return Status::ok();
+    }
     ucp_request_free(header_ucx_);
     header_ucx_ = nullptr;
-    if (st != UCS_OK)
-      return make_error(Errc::ucx, "receiving a cuda_ipc header from rank %d: %s", s.peer, ucs_status_string(st));
+    if (st != UCS_OK) return ucx::transfer_error(st, true, s.peer).context("receiving a cuda_ipc header");
     header_.resize(info.length);
     bool d = false;
     DUCT_TRY(on_header(&d));

@@ -11,6 +11,7 @@
 #include "core/config.hpp"
 #include "core/log.hpp"
 #include "memory/buffer.hpp"
+#include "memory/ipc_cache.hpp"
 
 namespace duct::channel {
 
@@ -37,6 +38,16 @@ std::unique_ptr<Channel> make_ucx_channel(const PairSetup& s) { return std::make
 std::uint64_t hash_proc(const std::string& host, int pid) {
   std::uint64_t h = std::hash<std::string>{}(host);
   return h ^ (static_cast<std::uint64_t>(pid) * 0x9e3779b97f4a7c15ull);
+}
+
+std::string must_agree_names() {
+  std::string out;
+  for (const config::Var& v : config::table())
+    if (v.must_agree) {
+      if (!out.empty()) out += ", ";
+      out += v.name;
+    }
+  return out;
 }
 
 }  // namespace
@@ -97,8 +108,7 @@ Status ChannelSet::create(MPI_Comm comm, const Topology& topo, std::uint32_t cid
     const PeerInfo& p = set->infos_[static_cast<size_t>(r)];
     if (p.digest != local.digest)
       return make_error(Errc::config, "rank %d and rank %d have different values of the DUCT_* variables that "
-                        "must agree (DUCT_CHANNEL, DUCT_TUNE, DUCT_PIPELINE_CHUNK, DUCT_EAGER_LIMIT, "
-                        "DUCT_RING_SEGMENT); set them identically for every rank", topo.rank, r);
+                        "must agree (%s); set them identically for every rank", topo.rank, r, must_agree_names().c_str());
   }
 
   // UCX worker addresses (variable length).
@@ -149,12 +159,21 @@ Status ChannelSet::create(MPI_Comm comm, const Topology& topo, std::uint32_t cid
       if (!k.usable(local, p, same_node, &why)) continue;
       set->channels_[static_cast<size_t>(r)] = k.create(s);
       set->kinds_[static_cast<size_t>(r)] = k.name;
+      if (std::strcmp(k.name, "cuda_ipc") == 0) {
+        memory::IpcCache::instance().retain_peer(p.proc);
+        set->ipc_peers_.push_back(p.proc);
+      }
       DUCT_DEBUG(channel, "rank %d -> rank %d: %s (%s)", topo.rank, r, k.name, why.c_str());
       break;
     }
   }
   *out = std::move(set);
   return Status::ok();
+}
+
+ChannelSet::~ChannelSet() {
+  channels_.clear();  // no operation is in flight: the communicator is being freed
+  for (std::uint64_t p : ipc_peers_) memory::IpcCache::instance().release_peer(p);
 }
 
 std::string ChannelSet::describe_pair(int rank) const {

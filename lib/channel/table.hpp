@@ -44,6 +44,10 @@ const std::vector<ChannelKind>& channel_table();
 // The channels from one rank to every other rank of a communicator.
 class ChannelSet {
  public:
+  ChannelSet() = default;
+  ~ChannelSet();
+  ChannelSet(const ChannelSet&) = delete;
+  ChannelSet& operator=(const ChannelSet&) = delete;
   // Collective over `comm`: exchanges PeerInfo and UCX addresses with PMPI,
   // checks that the must-agree settings match, and picks a channel per pair.
   // `local` holds this rank's extra facts (numa).
@@ -56,12 +60,14 @@ class ChannelSet {
   // "ucx (sysv/memory cma/memory)" or "cuda_ipc".
   std::string describe_pair(int rank) const;
   bool any_cuda() const noexcept { return any_cuda_; }
+  bool uses_ipc() const noexcept { return !ipc_peers_.empty(); }
 
  private:
   std::vector<std::unique_ptr<Channel>> channels_;
   std::vector<std::string> kinds_;
   std::vector<PeerInfo> infos_;
   std::vector<void*> eps_;  // ucp_ep_h per rank, for describe_pair
+  std::vector<std::uint64_t> ipc_peers_;  // peers held in the IPC cache
   bool any_cuda_ = false;
 };
 

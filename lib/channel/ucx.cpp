@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <string>
 
+#include "core/config.hpp"
 #include "core/log.hpp"
 
 namespace duct::channel::ucx {
@@ -23,6 +25,9 @@ Status ucs_error(ucs_status_t s, const char* call) {
 
 std::mutex g_mutex;
 Worker* g_worker = nullptr;
+// Sends given up before completion (a failed collective): UCX still holds
+// them, so endpoints cannot be flushed at shutdown and are closed by force.
+unsigned g_abandoned_sends = 0;
 
 ucs_memory_type_t ucs_kind(MemKind k) {
   return k == MemKind::device ? UCS_MEMORY_TYPE_CUDA : UCS_MEMORY_TYPE_HOST;
@@ -61,8 +66,22 @@ void Worker::shutdown() noexcept {
 }
 
 Status Worker::init() {
+  const bool peer_failure = config::get().peer_failure;
+  if (peer_failure) {
+    // Shared-memory transports take part in peer error handling only with
+    // their IPC error handling on (UCT settings that ucp_config_modify does
+    // not reach): set them for this process unless the user did.
+    setenv("UCX_SYSV_ERROR_HANDLING", "y", 0);
+    setenv("UCX_POSIX_ERROR_HANDLING", "y", 0);
+  }
   ucp_config_t* cfg = nullptr;
   DUCT_UCS_CHECK(ucp_config_read(nullptr, nullptr, &cfg));
+  // A dead peer behind shared memory is noticed by keepalive, every 20 s by
+  // default; check every second unless the user chose.
+  if (peer_failure && !std::getenv("UCX_KEEPALIVE_INTERVAL")) {
+    ucs_status_t ms = ucp_config_modify(cfg, "KEEPALIVE_INTERVAL", "1s");
+    if (ms != UCS_OK) DUCT_DEBUG(channel, "ucp_config_modify(KEEPALIVE_INTERVAL): %s", ucs_status_string(ms));
+  }
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED | UCP_PARAM_FIELD_NAME;
   params.features = UCP_FEATURE_TAG;
@@ -100,7 +119,7 @@ void Worker::destroy() noexcept {
     for (auto& [addr, ep] : eps_) {
       ucp_request_param_t p{};
       p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-      p.flags = 0;
+      p.flags = failed(ep) || g_abandoned_sends > 0 ? UCP_EP_CLOSE_FLAG_FORCE : 0;
       void* r = ucp_ep_close_nbx(ep, &p);
       if (UCS_PTR_IS_PTR(r)) closing[ep] = r;
     }
@@ -121,6 +140,8 @@ void Worker::destroy() noexcept {
       ucp_request_free(r);
     }
     eps_.clear();
+    // Let purged requests of force-closed endpoints complete.
+    for (int i = 0; i < 1000 && g_abandoned_sends > 0; ++i) ucp_worker_progress(worker_);
     ucp_worker_destroy(worker_);
     worker_ = nullptr;
   }
@@ -139,12 +160,34 @@ Status Worker::endpoint(const std::string& peer_address, ucp_ep_h* out) {
   ucp_ep_params_t p{};
   p.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
   p.address = reinterpret_cast<const ucp_address_t*>(peer_address.data());
-  p.err_mode = UCP_ERR_HANDLING_MODE_NONE;
+  if (config::get().peer_failure) {
+    p.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLER;
+    p.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+    p.err_handler.cb = &Worker::on_ep_error;
+    p.err_handler.arg = this;
+  } else {
+    p.err_mode = UCP_ERR_HANDLING_MODE_NONE;
+  }
   ucp_ep_h ep = nullptr;
   DUCT_UCS_CHECK(ucp_ep_create(worker_, &p, &ep));
   eps_.emplace(peer_address, ep);
   *out = ep;
   return Status::ok();
+}
+
+void Worker::on_ep_error(void* arg, ucp_ep_h ep, ucs_status_t status) {
+  auto* w = static_cast<Worker*>(arg);
+  if (w->failed_.emplace(ep, status).second) {
+    ++w->failures_;
+    DUCT_WARN(channel, "a UCX peer failed: %s", ucs_status_string(status));
+  }
+}
+
+bool Worker::failed(ucp_ep_h ep, ucs_status_t* why) const {
+  auto it = failed_.find(ep);
+  if (it == failed_.end()) return false;
+  if (why) *why = it->second;
+  return true;
 }
 
 std::string Worker::transports(ucp_ep_h ep) const {
@@ -186,7 +229,11 @@ Status send(ucp_ep_h ep, const void* buf, std::size_t bytes, MemKind kind, std::
   p.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE;
   p.memory_type = ucs_kind(kind);
   ucs_status_ptr_t r = ucp_tag_send_nbx(ep, buf, bytes, tag, &p);
-  if (UCS_PTR_IS_ERR(r)) return ucs_error(UCS_PTR_STATUS(r), "ucp_tag_send_nbx");
+  if (UCS_PTR_IS_ERR(r)) {
+    ucs_status_t s = UCS_PTR_STATUS(r);
+    Status st = transfer_error(s, false, -1);
+    return st.code() == Errc::peer_failed ? st : ucs_error(s, "ucp_tag_send_nbx");
+  }
   *req = r;  // nullptr: completed
   return Status::ok();
 }
@@ -216,7 +263,22 @@ Status check_length(std::size_t got, std::size_t expect, int peer) {
                     "(do all ranks pass the same count and datatype?)", got, peer, expect);
 }
 
-Status test(void* req, bool is_recv, std::size_t expect, int peer, bool* done) {
+Status transfer_error(ucs_status_t s, bool is_recv, int peer) {
+  switch (s) {
+    case UCS_ERR_CONNECTION_RESET:
+    case UCS_ERR_ENDPOINT_TIMEOUT:
+    case UCS_ERR_UNREACHABLE:
+    case UCS_ERR_REJECTED:
+      if (peer < 0) return make_error(Errc::peer_failed, "the peer process failed (UCX: %s)", ucs_status_string(s));
+      return make_error(Errc::peer_failed, "rank %d failed or closed its connection (UCX: %s) during a %s",
+                        peer, ucs_status_string(s), is_recv ? "receive from it" : "send to it");
+    default:
+      return make_error(Errc::ucx, "%s rank %d failed: %s", is_recv ? "receive from" : "send to", peer,
+                        ucs_status_string(s));
+  }
+}
+
+Status test(void* req, bool is_recv, std::size_t expect, int peer, ucp_ep_h ep, bool* done) {
   ucs_status_t s;
   ucp_tag_recv_info_t info{};
   if (is_recv)
@@ -224,6 +286,15 @@ Status test(void* req, bool is_recv, std::size_t expect, int peer, bool* done) {
   else
     s = ucp_request_check_status(req);
   if (s == UCS_INPROGRESS) {
+    // A receive is not tied to an endpoint: UCX never fails it when the
+    // sender dies. Give it up here once the sender's endpoint has failed.
+    Worker* w = Worker::existing();
+    ucs_status_t why;
+    if (is_recv && ep && w && w->failures() > 0 && w->failed(ep, &why)) {
+      abandon(req, true);
+      *done = true;
+      return transfer_error(why, true, peer);
+    }
     *done = false;
     return Status::ok();
   }
@@ -232,9 +303,7 @@ Status test(void* req, bool is_recv, std::size_t expect, int peer, bool* done) {
   if (s == UCS_ERR_MESSAGE_TRUNCATED)
     return make_error(Errc::truncate, "a message from rank %d was longer than the %zu bytes expected",
                       peer, expect);
-  if (s != UCS_OK)
-    return make_error(Errc::ucx, "%s rank %d failed: %s", is_recv ? "receive from" : "send to", peer,
-                      ucs_status_string(s));
+  if (s != UCS_OK) return transfer_error(s, is_recv, peer);
   if (is_recv) return check_length(info.length, expect, peer);
   return Status::ok();
 }
@@ -243,6 +312,7 @@ void abandon(void* req, bool is_recv) noexcept {
   if (!req) return;
   Worker* w = Worker::existing();
   if (is_recv && w) ucp_request_cancel(w->worker(), req);
+  if (!is_recv && ucp_request_check_status(req) == UCS_INPROGRESS) ++g_abandoned_sends;
   ucp_request_free(req);
 }
 

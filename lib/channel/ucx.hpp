@@ -48,7 +48,16 @@ class Worker {
   // UCX version and the context's memory types.
   std::string describe() const;
 
-  void progress() noexcept { ucp_worker_progress(worker_); }
+  // Events handled (0: nothing happened).
+  unsigned progress() noexcept { return ucp_worker_progress(worker_); }
+
+  // Peer failure. Endpoints use UCX's peer error handling: when a peer
+  // process dies, UCX reports it on the endpoint (at once for CMA and TCP,
+  // through keepalive for shared memory) and duct records it here. Sends to
+  // the peer then fail; receives from it are failed by test().
+  unsigned failures() const noexcept { return failures_; }
+  // Whether `ep` has failed, and why.
+  bool failed(ucp_ep_h ep, ucs_status_t* why = nullptr) const;
 
  private:
   Worker() = default;
@@ -60,6 +69,9 @@ class Worker {
   std::string address_;
   bool cuda_support_ = false;
   std::map<std::string, ucp_ep_h> eps_;
+  std::map<ucp_ep_h, ucs_status_t> failed_;
+  unsigned failures_ = 0;
+  static void on_ep_error(void* arg, ucp_ep_h ep, ucs_status_t status);
 };
 
 // Post a tagged send / receive. A send that completes at once leaves *req
@@ -69,7 +81,12 @@ Status send(ucp_ep_h ep, const void* buf, std::size_t bytes, MemKind kind, std::
 Status recv(ucp_worker_h w, void* buf, std::size_t bytes, MemKind kind, std::uint64_t tag,
             void** req, std::size_t* received);
 // Test a request; frees it once complete. For receives, checks the length.
-Status test(void* req, bool is_recv, std::size_t expect, int peer, bool* done);
+// `ep` is the endpoint to the peer: a receive from a peer whose endpoint
+// failed is given up with Errc::peer_failed.
+Status test(void* req, bool is_recv, std::size_t expect, int peer, ucp_ep_h ep, bool* done);
+// The error for a UCX status on a transfer with `peer`: Errc::peer_failed
+// for the statuses that mean the peer is gone, else Errc::ucx.
+Status transfer_error(ucs_status_t s, bool is_recv, int peer);
 // Give up a pending request: cancel (receives) and free on completion.
 void abandon(void* req, bool is_recv) noexcept;
 // The received length of a receive that completed immediately must equal `expect`.

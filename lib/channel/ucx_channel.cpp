@@ -115,7 +115,7 @@ class ChunkedOp final : public Op {
       case Stage::transfer:
         if (sl.ucx) {
           bool d = false;
-          Status st = ucx::test(sl.ucx, !send_, len(i), s_.peer, &d);
+          Status st = ucx::test(sl.ucx, !send_, len(i), s_.peer, s_.ep, &d);
           if (!d) return Status::ok();
           sl.ucx = nullptr;
           DUCT_TRY(st);
@@ -166,7 +166,7 @@ Status UcxChannel::raw_send(const void* buf, std::size_t bytes, MemKind kind, Ta
     void* r = nullptr;
     DUCT_TRY(ucx::send(s_.ep, buf, bytes, kind, t, &r));
     if (r)
-      req->set_ucx(r, false, bytes, s_.peer);
+      req->set_ucx(r, false, bytes, s_.peer, s_.ep);
     else
       req->set_done(Status::ok());
     return Status::ok();
@@ -186,7 +186,7 @@ Status UcxChannel::raw_recv(void* buf, std::size_t bytes, MemKind kind, Tag tag,
     std::size_t got = 0;
     DUCT_TRY(ucx::recv(s_.worker, buf, bytes, kind, t, &r, &got));
     if (r)
-      req->set_ucx(r, true, bytes, s_.peer);
+      req->set_ucx(r, true, bytes, s_.peer, s_.ep);
     else
       req->set_done(ucx::check_length(got, bytes, s_.peer));
     return Status::ok();

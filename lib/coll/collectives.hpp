@@ -36,10 +36,19 @@ struct CollArgs {
   // alltoallv, reduce_scatter in elements) and the send layout (scatterv at
   // the root, alltoallv), in bytes unless said otherwise.
   Layout recv_layout, send_layout;
+  // Nothing to move (count 0): only DUCT_CHECK's comparison runs.
+  bool nothing = false;
 };
 
-// Select, log once per call signature, build and run (blocking).
+// Select, log once per call signature, build and run (blocking). With
+// DUCT_CHECK, compares the call across ranks first (check_call).
 Status run_collective(Context& ctx, const CollArgs& a);
+
+// DUCT_CHECK: compare this call with every rank's (one MPI_Iallgather of a
+// 64-byte signature; v-collectives add a counts exchange). Errc::mismatch
+// naming the ranks that differ and how; nothing is sent on mismatch, so the
+// communicator stays usable.
+Status check_call(Context& ctx, const CollArgs& a);
 
 // Replace the selection rules at run time (DUCT_Tune); same format as DUCT_TUNE.
 Status set_rules(const std::string& rules);

@@ -8,6 +8,7 @@
 
 #include "channel/ucx.hpp"
 #include "coll/shm.hpp"
+#include "coll/task.hpp"
 #include "core/config.hpp"
 #include "core/dtype.hpp"
 #include "core/hwtopo.hpp"
@@ -28,7 +29,10 @@ Context::~Context() { release(); }
 
 void Context::release() noexcept {
   shm.reset();  // collective (MPI_Win_free): every rank releases in the same order
+  const bool ipc = channels && channels->uses_ipc();
   channels.reset();
+  if (ipc) DUCT_INFO(memory, "IPC cache after releasing communicator cid %u: %s", cid,
+                     memory::IpcCache::instance().describe().c_str());
   for (int i = 0; i < kSlots; ++i) {
     host_[i].reset();
     device_[i].reset();
@@ -87,6 +91,7 @@ Status Runtime::init() {
   // Teardown at MPI_Finalize: MPI deletes MPI_COMM_SELF's attributes first.
   DUCT_MPI_CHECK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &Runtime::self_delete, &self_keyval_, nullptr));
   DUCT_MPI_CHECK(MPI_Comm_set_attr(MPI_COMM_SELF, self_keyval_, this));
+  install_dump_signal(world_rank_);
   DUCT_INFO(init, "duct runtime up (CUDA: %s)",
             memory::cuda::available() ? "available" : memory::cuda::unavailable_reason().c_str());
   return Status::ok();
@@ -111,6 +116,7 @@ void Runtime::teardown() noexcept {
   DUCT_INFO(init, "tearing duct down at MPI_Finalize (%zu live communicator contexts)", live_.size());
   for (auto it = hooks_.rbegin(); it != hooks_.rend(); ++it) (*it)();
   hooks_.clear();
+  restore_dump_signal();
   // Contexts stay attached to their communicators (MPI may still delete
   // those attributes later); only their resources go now, in cid order:
   // releasing a shared-memory area is collective, and cids are the same on
@@ -121,6 +127,8 @@ void Runtime::teardown() noexcept {
   std::sort(by_cid.begin(), by_cid.end(), [](const Context* a, const Context* b) { return a->cid < b->cid; });
   for (Context* c : by_cid) c->release();
   attr_.release();
+  if (memory::IpcCache::instance().stats().misses > 0)
+    DUCT_INFO(memory, "IPC cache at finalize: %s", memory::IpcCache::instance().describe().c_str());
   memory::IpcCache::instance().clear();
   memory::IpcExports::instance().clear();
   memory::BouncePool::instance().clear();
@@ -128,6 +136,17 @@ void Runtime::teardown() noexcept {
   memory::cuda::shutdown();
   hwtopo::release();
   free_half_types();
+}
+
+std::string Runtime::describe_contexts() const {
+  std::vector<const Context*> by_cid(live_.begin(), live_.end());
+  std::sort(by_cid.begin(), by_cid.end(), [](const Context* a, const Context* b) { return a->cid < b->cid; });
+  std::string out;
+  for (const Context* c : by_cid)
+    out += strprintf("duct:   communicator cid %u: rank %d of %d, %u collectives started%s%s\n", c->cid, c->rank(),
+                     c->size(), c->collectives_started(), c->failed.is_ok() ? "" : ", failed: ",
+                     c->failed.is_ok() ? "" : c->failed.message().c_str());
+  return out;
 }
 
 Status Runtime::set_rules(const std::string& rules) {
@@ -143,7 +162,8 @@ void Runtime::delete_context(void* value) noexcept {
   auto* ctx = static_cast<Context*>(value);
   if (g_runtime) {
     g_runtime->live_.erase(ctx);
-    g_runtime->cids_.erase(ctx->cid);
+    // A failed context's messages may still arrive: never reuse its cid.
+    if (ctx->failed.is_ok()) g_runtime->cids_.erase(ctx->cid);
     if (g_runtime->last_ctx_ == ctx) {
       g_runtime->last_ctx_ = nullptr;
       g_runtime->last_comm_ = MPI_COMM_NULL;

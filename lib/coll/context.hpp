@@ -43,10 +43,15 @@ class Context {
   std::unique_ptr<channel::ChannelSet> channels;
   std::unique_ptr<ShmArea> shm;  // single-node communicators only
   bool yield = false;  // give up the core while waiting (oversubscribed node)
+  // Set by the first collective that fails (timeout, failed peer, transport
+  // error): its messages may still be in flight, so every later call on the
+  // communicator returns this error at once. Its cid is never reused.
+  Status failed;
 
   int rank() const noexcept { return topo.rank; }
   int size() const noexcept { return topo.size; }
   std::uint32_t next_seq() noexcept { return seq_++; }
+  std::uint32_t collectives_started() const noexcept { return seq_; }
 
   // Scratch of at least `bytes` of `kind`; `slot` tells apart the buffers one
   // collective needs at the same time. Valid until the next call with the
@@ -111,6 +116,9 @@ class Runtime {
   // Serializes progress when the application calls duct from several threads.
   std::recursive_mutex& mutex() noexcept { return mutex_; }
   int world_rank() const noexcept { return world_rank_; }
+  // One line per live context (cid, size, collectives started, failed or
+  // not), for pending-operation dumps.
+  std::string describe_contexts() const;
 
  private:
   Runtime() = default;

@@ -136,6 +136,9 @@ Status local_only(const CollArgs& a) {
 }  // namespace
 
 Status run_collective(Context& ctx, const CollArgs& a) {
+  if (!ctx.failed.is_ok()) return ctx.failed;
+  if (ctx.size() > 1 && config::get().check) DUCT_TRY(check_call(ctx, a));
+  if (a.nothing) return Status::ok();
   if (ctx.size() == 1) return local_only(a);
   Runtime* rt = Runtime::ready();
   if (!rt) DUCT_TRY(Runtime::get(&rt));

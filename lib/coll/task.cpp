@@ -3,9 +3,15 @@
 #include "coll/task.hpp"
 
 #include <sched.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstring>
+#include <mutex>
 
+#include "core/config.hpp"
 #include "core/log.hpp"
 
 namespace duct::coll {
@@ -107,11 +113,12 @@ Status Task::post() {
 
 Status Task::progress(bool* done) {
   if (!ts_.done) {
-    channel::progress();
+    activity_ += channel::progress();
     if (ts_.waiting) {
       bool ready = false;
       ts_.waiting->poll(&ready);
       if (ready) {
+        ++activity_;
         ts_.waiting = nullptr;
         std::coroutine_handle<> h = ts_.resume_at;
         ts_.resume_at = nullptr;
@@ -139,23 +146,143 @@ namespace {
 // on 4 ranks / 2 cores (duct-bench -n 2000, three runs each): 1 -> 8.1-8.5 us
 // at 8 B, 4 -> 5.0-5.5 us, 16 -> 7.4-9.9 us.
 constexpr unsigned kIdlePollsBeforeYield = 4;
+// Polls between looks at the clock when a timeout is set.
+constexpr unsigned kPollsPerClockRead = 256;
+
+// ---- SIGUSR1: dump what is pending ----
+// The handler only bumps a counter (async-signal-safe); every run loop that
+// sees it change prints its task. With no collective running the handler
+// writes a prepared line itself.
+std::atomic<unsigned> g_dump_gen{0};
+std::atomic<int> g_running{0};
+char g_idle_line[160];
+std::size_t g_idle_len = 0;
+struct sigaction g_old_usr1;
+bool g_usr1_installed = false;
+
+void on_usr1(int) {
+  if (g_running.load(std::memory_order_relaxed) == 0) {
+    if (g_idle_len) (void)!write(STDERR_FILENO, g_idle_line, g_idle_len);
+    return;
+  }
+  g_dump_gen.fetch_add(1, std::memory_order_relaxed);
+}
+
+void dump(const Context& ctx, const Task& task, double waited) {
+  Runtime* rt = Runtime::ready();
+  std::string out = strprintf("duct: rank %d (pid %d): pending for %.1f s: %s\n", rt ? rt->world_rank() : -1,
+                              static_cast<int>(getpid()), waited, task.describe().c_str());
+  std::string ops = channel::describe_active();
+  if (!ops.empty()) out += "duct:   channel operations in flight:\n" + ops;
+  if (rt) out += rt->describe_contexts();
+  (void)ctx;
+  std::fputs(out.c_str(), stderr);
+  std::fflush(stderr);
+}
+
+struct Running {
+  Running() { g_running.fetch_add(1, std::memory_order_relaxed); }
+  ~Running() { g_running.fetch_sub(1, std::memory_order_relaxed); }
+};
+
+// Progress under the runtime lock when the application calls duct from
+// several threads (MPI_THREAD_MULTIPLE): the UCX worker and the operation
+// list are single-threaded. The lock is taken per poll, never across the
+// wait, so collectives of different threads interleave.
+Status step(Task& task, bool* done, std::recursive_mutex* m) {
+  if (!m) return task.progress(done);
+  std::lock_guard<std::recursive_mutex> lock(*m);
+  return task.progress(done);
+}
+
 }  // namespace
 
+void install_dump_signal(int world_rank) noexcept {
+  if (g_usr1_installed) return;
+  struct sigaction cur;
+  if (sigaction(SIGUSR1, nullptr, &cur) != 0) return;
+  if (cur.sa_handler != SIG_DFL || (cur.sa_flags & SA_SIGINFO)) {
+    DUCT_INFO(init, "SIGUSR1 has a handler already: duct's pending-operation dump is off");
+    return;
+  }
+  int n = std::snprintf(g_idle_line, sizeof g_idle_line, "duct: rank %d (pid %d): no collective in progress\n",
+                        world_rank, static_cast<int>(getpid()));
+  g_idle_len = n > 0 ? std::min<std::size_t>(static_cast<std::size_t>(n), sizeof g_idle_line - 1) : 0;
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_handler = &on_usr1;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  if (sigaction(SIGUSR1, &sa, &g_old_usr1) == 0) g_usr1_installed = true;
+}
+
+void restore_dump_signal() noexcept {
+  if (!g_usr1_installed) return;
+  sigaction(SIGUSR1, &g_old_usr1, nullptr);
+  g_usr1_installed = false;
+}
+
 Status run(Context& ctx, Task& task) {
-  DUCT_TRY(task.post());
+  if (!ctx.failed.is_ok()) return ctx.failed;
+  Runtime* rt = Runtime::ready();
+  std::recursive_mutex* m = rt && rt->threaded() ? &rt->mutex() : nullptr;
+  Running running;
+  Status st;
+  {
+    std::unique_lock<std::recursive_mutex> lock;
+    if (m) lock = std::unique_lock<std::recursive_mutex>(*m);
+    st = task.post();
+  }
   bool done = false;
-  DUCT_TRY(task.progress(&done));
+  if (st) st = step(task, &done, m);
+
   // Spin on progress; on an oversubscribed node give the core away after a
   // few idle polls, as Open MPI does with mpi_yield_when_idle.
-  unsigned idle = 0;
-  while (!done) {
-    DUCT_TRY(task.progress(&done));
+  using clock = std::chrono::steady_clock;
+  const double timeout = config::get().timeout;
+  unsigned dump_seen = g_dump_gen.load(std::memory_order_relaxed);
+  unsigned idle = 0, polls = 0;
+  std::uint64_t last_activity = task.activity();
+  clock::time_point started{}, last_move{};
+  bool clock_started = false;
+  while (st && !done) {
+    st = step(task, &done, m);
     if (ctx.yield && ++idle >= kIdlePollsBeforeYield) {
       sched_yield();
       idle = 0;
     }
+    const bool dump_now = g_dump_gen.load(std::memory_order_relaxed) != dump_seen;
+    if ((timeout > 0 && ++polls >= kPollsPerClockRead) || dump_now) {
+      polls = 0;
+      const clock::time_point now = clock::now();
+      if (!clock_started) {
+        started = last_move = now;
+        clock_started = true;
+      }
+      if (task.activity() != last_activity) {
+        last_activity = task.activity();
+        last_move = now;
+      }
+      if (dump_now) {
+        dump_seen = g_dump_gen.load(std::memory_order_relaxed);
+        dump(ctx, task, std::chrono::duration<double>(now - started).count());
+      }
+      const double still = std::chrono::duration<double>(now - last_move).count();
+      if (timeout > 0 && still >= timeout && !done) {
+        st = make_error(Errc::timeout, "no progress for %.1f s (DUCT_TIMEOUT=%g): %s", still, timeout,
+                        task.describe().c_str());
+        DUCT_WARN(coll, "%s", st.message().c_str());
+      }
+    }
   }
-  return task.finalize();
+  if (st) st = task.finalize();
+  if (!st) {
+    // Messages of this collective may still be in flight: the communicator
+    // cannot be used again (free it; a new one gets a fresh id).
+    ctx.failed = st;
+    ctx.failed.context("an earlier collective on this communicator failed");
+  }
+  return st;
 }
 
 }  // namespace duct::coll

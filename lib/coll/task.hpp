@@ -34,6 +34,11 @@ class Task {
   // Drive communication once; resume the schedule if what it waits for is
   // ready. *done when the schedule has finished.
   Status progress(bool* done);
+  // Grows whenever the task moved (its schedule resumed, a multi-stage
+  // channel operation finished): unchanged over a while means no progress.
+  // A single transfer longer than DUCT_TIMEOUT therefore counts as a hang;
+  // algorithms move large vectors in segments (DUCT_RING_SEGMENT).
+  std::uint64_t activity() const noexcept { return activity_; }
   // The schedule's result (after progress reported done).
   Status finalize();
   // "DUCT_Allreduce (ring, 64 MiB): waiting for ucx receive of ... from rank 2".
@@ -43,9 +48,25 @@ class Task {
   Sched root_;
   TaskState ts_;
   TaskInfo info_;
+  std::uint64_t activity_ = 0;
 };
 
 // Post `task` and progress it to completion on `ctx`'s communicator.
+//
+// With DUCT_TIMEOUT set, a task that makes no progress for that long is
+// abandoned: run() returns Errc::timeout with task.describe() (the pending
+// operation and the peers it waits for). Any error leaves the context
+// failed (messages of the abandoned collective may still arrive), so later
+// calls on the communicator return at once with the first error.
+//
+// A SIGUSR1 sent to the process (mpirun forwards it to every rank) makes
+// the running tasks print what they wait for to stderr (see
+// install_dump_signal).
 Status run(Context& ctx, Task& task);
+
+// Take SIGUSR1 for pending-operation dumps, unless the application handles
+// it already; restore the previous disposition at teardown.
+void install_dump_signal(int world_rank) noexcept;
+void restore_dump_signal() noexcept;
 
 }  // namespace duct::coll

@@ -41,6 +41,18 @@ constexpr Var kTable[] = {
     {"DUCT_YIELD", Kind::choice, "auto", "auto|spin|yield", false,
      "waiting ranks: spin, yield the core after a few idle polls, or auto (yield when a node "
      "has more ranks than cores)"},
+    {"DUCT_TIMEOUT", Kind::seconds, "0", nullptr, false,
+     "seconds a collective may go without progress before it returns a timeout error naming what it "
+     "waits for (0: wait forever); the communicator is unusable afterwards"},
+    {"DUCT_CHECK", Kind::boolean, "0", nullptr, true,
+     "before each collective, ranks compare the call (collective, counts, datatype, op, root) in one "
+     "exchange and return a mismatch error naming the ranks that differ, instead of hanging"},
+    {"DUCT_PEER_FAILURE", Kind::boolean, "1", nullptr, true,
+     "UCX endpoints detect failed peer processes (UCP_ERR_HANDLING_MODE_PEER with keepalive), so a "
+     "rank that dies makes the others return an error; 0 keeps UCX's fastest transports but a dead "
+     "peer is then only caught by DUCT_TIMEOUT"},
+    {"DUCT_IPC_CACHE_SIZE", Kind::integer, "256", nullptr, false,
+     "peer allocations kept open by the cuda_ipc channel (least recently used ones are closed)"},
 };
 
 std::string_view trim(std::string_view s) {
@@ -120,13 +132,26 @@ Status apply(const Var& v, const char* value, Config* c) {
   if (name == "DUCT_PIPELINE_CHUNK") return size_field(&c->pipeline_chunk, 4096);
   if (name == "DUCT_EAGER_LIMIT") return size_field(&c->eager_limit, 0);
   if (name == "DUCT_RING_SEGMENT") return size_field(&c->ring_segment, 4096);
-  if (name == "DUCT_PIPELINE_DEPTH") {
-    long d;
-    if (!parse_long(value, &d) || d < 1 || d > 64)
-      return bad_value(v, value, "an integer from 1 to 64");
-    c->pipeline_depth = d;
+  if (name == "DUCT_TIMEOUT") {
+    double t;
+    if (!parse_seconds(value, &t)) return bad_value(v, value, "a number of seconds (0: off)");
+    c->timeout = t;
     return Status::ok();
   }
+  auto bool_field = [&](bool* field) -> Status {
+    if (!parse_bool(value, field)) return bad_value(v, value, "1 or 0 (yes/no, on/off)");
+    return Status::ok();
+  };
+  if (name == "DUCT_CHECK") return bool_field(&c->check);
+  if (name == "DUCT_PEER_FAILURE") return bool_field(&c->peer_failure);
+  auto long_field = [&](long* field, long lo, long hi, const char* expected) -> Status {
+    long n;
+    if (!parse_long(value, &n) || n < lo || n > hi) return bad_value(v, value, expected);
+    *field = n;
+    return Status::ok();
+  };
+  if (name == "DUCT_IPC_CACHE_SIZE") return long_field(&c->ipc_cache_size, 1, 1L << 20, "an integer from 1 to 1048576");
+  if (name == "DUCT_PIPELINE_DEPTH") return long_field(&c->pipeline_depth, 1, 64, "an integer from 1 to 64");
   return make_error(Errc::internal, "config row %s has no parser", v.name);
 }
 

@@ -39,6 +39,10 @@ struct Config {
   size_t eager_limit = 8u << 10;     // DUCT_EAGER_LIMIT
   size_t ring_segment = 1u << 20;    // DUCT_RING_SEGMENT
   YieldMode yield = YieldMode::auto_;  // DUCT_YIELD
+  double timeout = 0;                // DUCT_TIMEOUT (seconds; 0: off)
+  bool check = false;                // DUCT_CHECK
+  bool peer_failure = true;          // DUCT_PEER_FAILURE
+  long ipc_cache_size = 256;         // DUCT_IPC_CACHE_SIZE
 };
 
 std::span<const Var> table() noexcept;

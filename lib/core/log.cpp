@@ -20,6 +20,10 @@ const char* errc_name(Errc e) noexcept {
     case Errc::root: return "invalid root";
     case Errc::in_place: return "invalid use of MPI_IN_PLACE";
     case Errc::overlap: return "overlapping buffers";
+    case Errc::overflow: return "count or displacement overflow";
+    case Errc::op_type: return "op not defined for the datatype";
+    case Errc::uncommitted: return "uncommitted datatype";
+    case Errc::unmapped: return "pointer not mapped in this process";
     case Errc::config: return "invalid configuration";
     case Errc::not_supported: return "not supported";
     case Errc::cuda: return "CUDA error";

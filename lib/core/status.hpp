@@ -19,13 +19,17 @@ enum class Errc : int {
   ok = 0,
   arg,            // an argument that fits no narrower class
   buffer,         // null or unusable buffer
-  count,          // negative or overflowing count
+  count,          // negative or inconsistent count
   type,           // datatype null, unsupported
-  op,             // op null or invalid for the datatype
+  op,             // MPI_OP_NULL
   comm,           // communicator null or unsupported
   root,           // root out of range
   in_place,       // MPI_IN_PLACE where MPI forbids it
   overlap,        // send and receive buffers overlap
+  overflow,       // counts or displacements overflow (bytes beyond the address space)
+  op_type,        // an op MPI does not define for the datatype
+  uncommitted,    // a derived datatype that was not committed
+  unmapped,       // a pointer that is not memory of this process
   config,         // invalid DUCT_* environment variable
   not_supported,  // valid MPI, but a case duct cannot serve (named in the message)
   cuda,           // a CUDA call failed

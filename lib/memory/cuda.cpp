@@ -224,6 +224,11 @@ void free_device(void* p) noexcept {
   if (p) cudaFree(p);
 }
 
+Status mem_info(std::size_t* free_bytes, std::size_t* total_bytes) noexcept {
+  DUCT_CUDA_CHECK(cudaMemGetInfo(free_bytes, total_bytes));
+  return Status::ok();
+}
+
 Status alloc_pinned(std::size_t bytes, void** out) noexcept {
   DUCT_CUDA_CHECK(cudaHostAlloc(out, bytes ? bytes : 1, cudaHostAllocPortable));
   return Status::ok();

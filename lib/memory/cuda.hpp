@@ -65,6 +65,8 @@ Status copy(void* dst, const void* src, std::size_t bytes) noexcept;
 // Allocation. Pinned host memory is page-locked and portable.
 Status alloc_device(std::size_t bytes, void** out) noexcept;
 void free_device(void* p) noexcept;
+// Free and total bytes of the current device (cudaMemGetInfo).
+Status mem_info(std::size_t* free_bytes, std::size_t* total_bytes) noexcept;
 Status alloc_pinned(std::size_t bytes, void** out) noexcept;
 void free_pinned(void* p) noexcept;
 

@@ -35,6 +35,7 @@ Status copy_async(void*, const void*, std::size_t, void*) noexcept { return no_c
 Status copy(void*, const void*, std::size_t) noexcept { return no_cuda("cudaMemcpy"); }
 Status alloc_device(std::size_t, void**) noexcept { return no_cuda("cudaMalloc"); }
 void free_device(void*) noexcept {}
+Status mem_info(std::size_t*, std::size_t*) noexcept { return no_cuda("cudaMemGetInfo"); }
 Status alloc_pinned(std::size_t, void**) noexcept { return no_cuda("cudaHostAlloc"); }
 void free_pinned(void*) noexcept {}
 Status event_create(void**) noexcept { return no_cuda("cudaEventCreate"); }

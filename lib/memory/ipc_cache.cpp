@@ -1,5 +1,6 @@
 #include "memory/ipc_cache.hpp"
 
+#include "core/config.hpp"
 #include "core/log.hpp"
 
 namespace duct::memory {
@@ -54,12 +55,51 @@ void IpcCache::clear() noexcept {
   }
   lru_.clear();
   map_.clear();
+  peer_refs_.clear();
 }
 
 void IpcCache::set_capacity(std::size_t capacity) noexcept {
   std::lock_guard<std::mutex> lock(mutex_);
   capacity_ = capacity;
   evict_locked();
+}
+
+std::size_t IpcCache::capacity() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return capacity_;
+}
+
+void IpcCache::retain_peer(std::uint64_t peer) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++peer_refs_[peer];
+}
+
+void IpcCache::release_peer(std::uint64_t peer) noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto ref = peer_refs_.find(peer);
+  if (ref == peer_refs_.end() || --ref->second > 0) return;
+  peer_refs_.erase(ref);
+  std::size_t closed = 0;
+  for (auto it = lru_.begin(); it != lru_.end();) {
+    if (it->key.peer != peer) {
+      ++it;
+      continue;
+    }
+    if (it->pins > 0) DUCT_WARN(memory, "closing an IPC mapping that is still in use");
+    Status st = ops_.close(it->mapped);
+    if (!st) DUCT_WARN(memory, "closing an IPC mapping: %s", st.message().c_str());
+    map_.erase(it->key);
+    it = lru_.erase(it);
+    ++closed;
+  }
+  if (closed) DUCT_DEBUG(memory, "closed %zu IPC mappings of a peer no communicator reaches any more", closed);
+}
+
+std::string IpcCache::describe() const {
+  Stats s = stats();
+  return strprintf("%zu open (%zu in use) of %zu; %llu hits, %llu misses, %llu evictions", s.open, s.pinned,
+                   capacity(), static_cast<unsigned long long>(s.hits), static_cast<unsigned long long>(s.misses),
+                   static_cast<unsigned long long>(s.evictions));
 }
 
 IpcCache::Stats IpcCache::stats() const {
@@ -72,7 +112,7 @@ IpcCache::Stats IpcCache::stats() const {
 }
 
 IpcCache& IpcCache::instance() {
-  static IpcCache cache(256);
+  static IpcCache cache(static_cast<std::size_t>(config::get().ipc_cache_size));
   return cache;
 }
 

@@ -7,12 +7,15 @@
 // different buffer ids, so a stale mapping is never served. The cache holds
 // at most `capacity` unpinned mappings and closes the least recently used
 // one beyond that; mappings in use by a copy are pinned until released.
+// Every mapping of a peer is closed when the last communicator reaching that
+// peer is freed, and all of them at MPI_Finalize.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <list>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 
 #include "core/status.hpp"
@@ -65,9 +68,20 @@ class IpcCache {
   // Close every mapping (pinned ones too: callers have stopped).
   void clear() noexcept;
   void set_capacity(std::size_t capacity) noexcept;
+  std::size_t capacity() const;
   Stats stats() const;
 
-  // The process-wide cache used by the cuda_ipc channel.
+  // Communicators that reach a peer process through cuda_ipc hold a
+  // reference on it; when the last one goes (the communicators were freed),
+  // every mapping of that peer's allocations is closed.
+  void retain_peer(std::uint64_t peer);
+  void release_peer(std::uint64_t peer) noexcept;
+
+  // "4 open (1 in use) of 256; 1000 hits, 4 misses, 0 evictions".
+  std::string describe() const;
+
+  // The process-wide cache used by the cuda_ipc channel; its capacity is
+  // DUCT_IPC_CACHE_SIZE.
   static IpcCache& instance();
 
  private:
@@ -83,6 +97,7 @@ class IpcCache {
   Ops ops_;
   std::list<Entry> lru_;  // front = most recently used
   std::unordered_map<IpcKey, std::list<Entry>::iterator, IpcKeyHash> map_;
+  std::unordered_map<std::uint64_t, int> peer_refs_;
   Stats stats_;
 };
 

@@ -101,7 +101,7 @@ int mpi_main(int argc, char** argv, MemKind kind) {
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
   g_kind = kind;
-  if (const char* t = std::getenv("DUCT_TEST_TIMEOUT")) g_timeout_s = std::atoi(t) > 0 ? std::atoi(t) : 120;
+  if (const char* t = std::getenv("TEST_WATCHDOG_S")) g_timeout_s = std::atoi(t) > 0 ? std::atoi(t) : 120;
 
   if (kind == MemKind::device) {
     int have = DUCT_Query_cuda_support(), all = 0;

@@ -2,7 +2,7 @@
 //
 // - A watchdog thread: every collective a test makes is announced with
 //   Pending("DUCT_Allreduce count=7 ..."); if it has not returned after
-//   DUCT_TEST_TIMEOUT seconds (default 120), the watchdog prints which call
+//   TEST_WATCHDOG_S seconds (default 120), the watchdog prints which call
 //   hangs on which rank and ends the process, so mpirun ends the job: a hang
 //   becomes a failure that names the pending operation.
 // - Buffers of either memory kind, filled and read from the host.

@@ -72,6 +72,21 @@ TEST_CASE("the table parses defaults and overrides", "[config]") {
   CHECK(d.log_level == 3);
   CHECK(d.pipeline_depth == 8);
   CHECK(d.log_subsys == ((1u << 5) | (1u << 4)));
+
+  // The reliability settings.
+  CHECK(c.timeout == 0);
+  CHECK_FALSE(c.check);
+  CHECK(c.peer_failure);
+  CHECK(c.ipc_cache_size == 256);
+  Config r;
+  REQUIRE(parse(fake({{"DUCT_TIMEOUT", "7.5"}, {"DUCT_CHECK", "on"}, {"DUCT_PEER_FAILURE", "no"},
+                      {"DUCT_IPC_CACHE_SIZE", "16"}}),
+                &r)
+              .is_ok());
+  CHECK(r.timeout == 7.5);
+  CHECK(r.check);
+  CHECK_FALSE(r.peer_failure);
+  CHECK(r.ipc_cache_size == 16);
 }
 
 TEST_CASE("invalid values name the variable, the value and what is expected", "[config]") {
@@ -86,7 +101,10 @@ TEST_CASE("invalid values name the variable, the value and what is expected", "[
   for (auto kv : std::map<std::string, std::string>{{"DUCT_PIPELINE_CHUNK", "12"},
                                                    {"DUCT_PIPELINE_DEPTH", "0"},
                                                    {"DUCT_LOG_SUBSYS", "coll,nope"},
-                                                   {"DUCT_RING_SEGMENT", "lots"}}) {
+                                                   {"DUCT_RING_SEGMENT", "lots"},
+                                                   {"DUCT_TIMEOUT", "-3"},
+                                                   {"DUCT_CHECK", "sometimes"},
+                                                   {"DUCT_IPC_CACHE_SIZE", "0"}}) {
     Config e;
     INFO(kv.first << "=" << kv.second);
     Status s2 = parse(fake({kv}), &e);
@@ -101,6 +119,8 @@ TEST_CASE("the agreement digest covers exactly the must-agree rows", "[config]")
   CHECK(agree_digest(fake({{"DUCT_CHANNEL", "ucx"}})) != base);
   CHECK(agree_digest(fake({{"DUCT_LOG", "debug"}})) == base);        // local only
   CHECK(agree_digest(fake({{"DUCT_PIPELINE_DEPTH", "2"}})) == base);  // local only
+  CHECK(agree_digest(fake({{"DUCT_CHECK", "1"}})) != base);            // an extra exchange per call
+  CHECK(agree_digest(fake({{"DUCT_TIMEOUT", "5"}})) == base);          // local only
 }
 
 TEST_CASE("the markdown page lists every row", "[config]") {

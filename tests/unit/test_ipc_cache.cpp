@@ -33,6 +33,14 @@ Status failing_open(const IpcHandle&, void**) noexcept { return make_error(Errc:
 IpcKey key(std::uint64_t peer, unsigned long long id, std::uint64_t base = 0x7000, std::uint64_t size = 4096) {
   return IpcKey{peer, id, base, size};
 }
+// One use of a mapping: acquire (pin) and release.
+void touch(IpcCache& c, const IpcKey& k, void** mapped = nullptr) {
+  IpcHandle h{};
+  void* p = nullptr;
+  REQUIRE(c.acquire(k, h, &p).is_ok());
+  c.release(k);
+  if (mapped) *mapped = p;
+}
 void reset() {
   g_open = g_opens = g_closes = 0;
   g_mapped.clear();
@@ -130,4 +138,37 @@ TEST_CASE("a failed open is reported and leaves nothing behind", "[ipc]") {
   Status st = c.acquire(key(1, 1), h, &p);
   CHECK(st.code() == Errc::cuda);
   CHECK(c.stats().open == 0);
+}
+
+TEST_CASE("freeing the last communicator that reaches a peer closes that peer's mappings", "[ipc]") {
+  reset();
+  IpcCache c(16, {fake_open, fake_close});
+  c.retain_peer(1);  // communicator A reaches peers 1 and 2
+  c.retain_peer(2);
+  c.retain_peer(1);  // communicator B reaches peer 1
+  for (unsigned long long id = 1; id <= 3; ++id) touch(c, key(1, id));
+  touch(c, key(2, 9));
+  CHECK(g_open == 4);
+  c.release_peer(1);  // A freed: B still reaches peer 1
+  c.release_peer(2);  // nobody reaches peer 2 any more
+  CHECK(g_open == 3);
+  CHECK(c.stats().open == 3);
+  c.release_peer(1);  // B freed
+  CHECK(g_open == 0);
+  CHECK(g_opens == g_closes);
+  c.release_peer(7);  // unknown peers are ignored
+  // A new communicator to peer 1 opens afresh.
+  c.retain_peer(1);
+  touch(c, key(1, 1));
+  CHECK(c.stats().misses == 5);
+  c.clear();
+  CHECK(g_open == 0);
+}
+
+TEST_CASE("the cache describes its counters", "[ipc]") {
+  reset();
+  IpcCache c(2, {fake_open, fake_close});
+  for (int i = 0; i < 3; ++i) touch(c, key(1, 1));
+  CHECK(c.describe() == "1 open (0 in use) of 2; 2 hits, 1 misses, 0 evictions");
+  c.clear();
 }

@@ -1,0 +1,56 @@
+// Helpers for the error tests: classify a return code and check its class
+// and message.
+#pragma once
+
+#include <catch2/catch.hpp>
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "duct/duct.h"
+#include "testutil.hpp"
+
+namespace duct::test {
+
+struct Result {
+  int rc = MPI_SUCCESS;
+  int cls = MPI_SUCCESS;
+  std::string text;
+};
+
+inline Result classify(int rc) {
+  Result r{rc, MPI_SUCCESS, ""};
+  if (rc == MPI_SUCCESS) return r;
+  MPI_Error_class(rc, &r.cls);
+  char buf[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, buf, &len);
+  r.text.assign(buf, static_cast<size_t>(len));
+  return r;
+}
+
+// The call failed with duct class `cls`, and the message reads
+// "<call> on rank <r>: ..." and contains every word.
+inline void expect(const Result& r, DUCT_Errclass cls, const std::vector<std::string>& words,
+                   const std::string& call = "DUCT_Allreduce") {
+  INFO("message: " << r.text);
+  CHECK(r.rc != MPI_SUCCESS);
+  CHECK(r.cls == DUCT_Error_class(cls));
+  CHECK(r.text.find(call + " on rank " + std::to_string(rank()) + ": ") != std::string::npos);
+  for (const std::string& w : words) CHECK(r.text.find(w) != std::string::npos);
+}
+
+// A private duplicate of MPI_COMM_WORLD with MPI_ERRORS_RETURN.
+struct ReturnComm {
+  MPI_Comm comm;
+  ReturnComm() {
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  }
+  ~ReturnComm() { MPI_Comm_free(&comm); }
+  ReturnComm(const ReturnComm&) = delete;
+  ReturnComm& operator=(const ReturnComm&) = delete;
+};
+
+}  // namespace duct::test

@@ -1,0 +1,255 @@
+// duct-fault: mismatched calls, hangs and dead peers, one scenario per run
+// (tests/mpi/fault.sh starts them under mpirun with the environment each
+// needs and checks the output). Every rank prints one line
+//   "rank R: <scenario>: <outcome> after T s: <message>"
+// and the process exits 0 when what it saw is what the scenario expects.
+//
+//   mismatch   DUCT_CHECK=1: ranks disagree (count, root, op, collective,
+//              alltoallv and gatherv counts, count 0 against count > 0); every
+//              rank gets DUCT_ERRCLASS_MISMATCH naming the ranks, in < 5 s,
+//              and the communicator still works afterwards.
+//   hang       DUCT_TIMEOUT set, DUCT_CHECK off: rank 0 calls with count 0
+//              (returns at once), the others wait for it: they get
+//              DUCT_ERRCLASS_TIMEOUT naming what they wait for, the
+//              communicator then refuses further calls at once, and every
+//              rank finalizes cleanly.
+//   dump       like hang, and rank 1 sends itself SIGUSR1 while it waits: it
+//              prints its pending operation (fault.sh checks stderr).
+//   kill       the last rank kills itself (SIGKILL) during a loop of large
+//              allreduces; the survivors get DUCT_ERRCLASS_PEER_FAILED or
+//              DUCT_ERRCLASS_TIMEOUT within DUCT_TIMEOUT (+ slack) and exit.
+#include <mpi.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "duct/duct.h"
+
+namespace {
+
+int g_rank = 0, g_size = 1;
+bool g_ok = true;
+using clock_t_ = std::chrono::steady_clock;
+
+struct Outcome {
+  int rc = MPI_SUCCESS;
+  int cls = MPI_SUCCESS;
+  std::string text;
+  double seconds = 0;
+};
+
+template <class F>
+Outcome timed(F&& f) {
+  Outcome o;
+  auto t0 = clock_t_::now();
+  o.rc = f();
+  o.seconds = std::chrono::duration<double>(clock_t_::now() - t0).count();
+  if (o.rc != MPI_SUCCESS) {
+    MPI_Error_class(o.rc, &o.cls);
+    char buf[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(o.rc, buf, &len);
+    o.text.assign(buf, static_cast<std::size_t>(len));
+  }
+  return o;
+}
+
+const char* class_name(int cls) {
+  struct Row {
+    DUCT_Errclass c;
+    const char* name;
+  };
+  static const Row rows[] = {{DUCT_ERRCLASS_MISMATCH, "MISMATCH"}, {DUCT_ERRCLASS_TIMEOUT, "TIMEOUT"},
+                             {DUCT_ERRCLASS_PEER_FAILED, "PEER_FAILED"}, {DUCT_ERRCLASS_UCX, "UCX"},
+                             {DUCT_ERRCLASS_TRUNCATE, "TRUNCATE"}};
+  if (cls == MPI_SUCCESS) return "SUCCESS";
+  for (const Row& r : rows)
+    if (DUCT_Error_class(r.c) == cls) return r.name;
+  return "OTHER";
+}
+
+void report(const char* what, const Outcome& o) {
+  std::printf("rank %d: %s: %s after %.2f s: %s\n", g_rank, what, class_name(o.cls), o.seconds,
+              o.text.empty() ? "-" : o.text.c_str());
+  std::fflush(stdout);
+}
+
+void expect(bool cond, const char* what) {
+  if (!cond) {
+    std::printf("rank %d: FAILED: %s\n", g_rank, what);
+    std::fflush(stdout);
+    g_ok = false;
+  }
+}
+
+bool has(const Outcome& o, const char* word) { return o.text.find(word) != std::string::npos; }
+
+// ---- mismatch -----------------------------------------------------------------------
+
+void mismatch_case(MPI_Comm c, const char* name, const std::vector<const char*>& words, int (*fn)(MPI_Comm)) {
+  Outcome o = timed([&] { return fn(c); });
+  report(name, o);
+  expect(o.cls == DUCT_Error_class(DUCT_ERRCLASS_MISMATCH), name);
+  expect(o.seconds < 5.0, "mismatch reported in under 5 s");
+  for (const char* w : words) expect(has(o, w), w);
+}
+
+std::vector<float> g_a(4096, 1.0f), g_b(4096, 0.0f);
+
+int run_mismatch() {
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  const int last = g_size - 1;
+  mismatch_case(c, "allreduce count 999 on rank 0, 1000 elsewhere",
+                {"rank 1 called DUCT_Allreduce with count 1000, rank 0 with count 999"}, [](MPI_Comm k) {
+                  return DUCT_Allreduce(g_a.data(), g_b.data(), g_rank == 0 ? 999 : 1000, MPI_FLOAT, MPI_SUM, k);
+                });
+  mismatch_case(c, "allreduce count 0 on the last rank", {"count 0"}, [](MPI_Comm k) {
+    return DUCT_Allreduce(g_a.data(), g_b.data(), g_rank == g_size - 1 ? 0 : 64, MPI_FLOAT, MPI_SUM, k);
+  });
+  mismatch_case(c, "allreduce op", {"op MPI_MAX", "op MPI_SUM"}, [](MPI_Comm k) {
+    return DUCT_Allreduce(g_a.data(), g_b.data(), 16, MPI_FLOAT, g_rank == 0 ? MPI_SUM : MPI_MAX, k);
+  });
+  mismatch_case(c, "bcast root", {"root 1", "root 0"},
+                [](MPI_Comm k) { return DUCT_Bcast(g_a.data(), 16, MPI_FLOAT, g_rank == 0 ? 0 : 1, k); });
+  mismatch_case(c, "different collectives", {"called DUCT_Bcast, rank 0 called DUCT_Allreduce"}, [](MPI_Comm k) {
+    return g_rank == 0 ? DUCT_Allreduce(g_a.data(), g_b.data(), 16, MPI_FLOAT, MPI_SUM, k)
+                       : DUCT_Bcast(g_a.data(), 16, MPI_FLOAT, 0, k);
+  });
+  mismatch_case(c, "reduce datatype", {"with datatype MPI_INT, rank 0 with datatype MPI_FLOAT"}, [](MPI_Comm k) {
+    return DUCT_Reduce(g_a.data(), g_b.data(), 16, g_rank == 0 ? MPI_FLOAT : MPI_INT, MPI_SUM, 0, k);
+  });
+  mismatch_case(c, "alltoallv counts", {"DUCT_Alltoallv", "sends 8 bytes", "expect 4 bytes"}, [](MPI_Comm k) {
+    std::vector<int> sc(static_cast<std::size_t>(g_size), 1), rc(static_cast<std::size_t>(g_size), 1),
+        d(static_cast<std::size_t>(g_size));
+    for (int i = 0; i < g_size; ++i) d[static_cast<std::size_t>(i)] = 2 * i;
+    if (g_rank == 0) sc[1] = 2;  // rank 0 sends rank 1 two floats; rank 1 expects one
+    return DUCT_Alltoallv(g_a.data(), sc.data(), d.data(), MPI_FLOAT, g_b.data(), rc.data(), d.data(), MPI_FLOAT, k);
+  });
+  mismatch_case(c, "gatherv counts", {"DUCT_Gatherv", "recvcounts"}, [](MPI_Comm k) {
+    std::vector<int> rc(static_cast<std::size_t>(g_size), 2), d(static_cast<std::size_t>(g_size));
+    for (int i = 0; i < g_size; ++i) d[static_cast<std::size_t>(i)] = 2 * i;
+    return DUCT_Gatherv(g_a.data(), g_rank == g_size - 1 ? 3 : 2, MPI_FLOAT, g_b.data(), rc.data(), d.data(),
+                        MPI_FLOAT, 0, k);
+  });
+  (void)last;
+  // A mismatch is found before any data moves: the communicator still works.
+  Outcome o = timed([&] { return DUCT_Allreduce(g_a.data(), g_b.data(), 1000, MPI_FLOAT, MPI_SUM, c); });
+  report("matching allreduce afterwards", o);
+  expect(o.rc == MPI_SUCCESS && g_b[999] == static_cast<float>(g_size), "the communicator works after a mismatch");
+  MPI_Comm_free(&c);
+  return 0;
+}
+
+// ---- hang / dump --------------------------------------------------------------------------
+
+int run_hang(bool dump) {
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  // Set up the context first, so that only the collective itself waits.
+  DUCT_Barrier(c);
+  std::thread signaller;
+  if (dump && g_rank == 1)
+    signaller = std::thread([] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+      kill(getpid(), SIGUSR1);
+    });
+  const int count = g_rank == 0 ? 0 : 100000;  // rank 0 has nothing to do and returns
+  std::vector<float> big(100000, 1.0f), out(100000);
+  Outcome o = timed([&] { return DUCT_Allreduce(big.data(), out.data(), count, MPI_FLOAT, MPI_SUM, c); });
+  report("allreduce that rank 0 skips", o);
+  if (signaller.joinable()) signaller.join();
+  const char* t = std::getenv("DUCT_TIMEOUT");
+  const double limit = t ? std::atof(t) : 0;
+  if (g_rank == 0) {
+    expect(o.rc == MPI_SUCCESS, "rank 0 (count 0) returns at once");
+  } else {
+    expect(o.cls == DUCT_Error_class(DUCT_ERRCLASS_TIMEOUT), "a timeout error");
+    expect(o.seconds >= limit * 0.9 && o.seconds < limit + 5, "within the timeout");
+    expect(has(o, "DUCT_Allreduce") && has(o, "waiting for") && has(o, "rank"),
+           "the message names the pending operation and the peer");
+    // The communicator is unusable afterwards, at once.
+    Outcome again = timed([&] { return DUCT_Allreduce(big.data(), out.data(), 8, MPI_FLOAT, MPI_SUM, c); });
+    report("next call on the failed communicator", again);
+    expect(again.cls == DUCT_Error_class(DUCT_ERRCLASS_TIMEOUT) && again.seconds < 1.0,
+           "later calls fail at once with the first error");
+  }
+  MPI_Comm_free(&c);
+  // Other communicators work: the process goes on and finalizes cleanly.
+  Outcome w = timed([&] { return DUCT_Allreduce(big.data(), out.data(), 1000, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); });
+  report("allreduce on MPI_COMM_WORLD afterwards", w);
+  expect(w.rc == MPI_SUCCESS && out[999] == static_cast<float>(g_size), "other communicators still work");
+  return 0;
+}
+
+// ---- kill -----------------------------------------------------------------------------------
+
+int run_kill() {
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  const std::size_t n = std::size_t{16} << 20;  // 64 MiB of floats: the ring algorithm
+  std::vector<float> a(n, 1.0f), b(n);
+  DUCT_Allreduce(a.data(), b.data(), static_cast<int>(n), MPI_FLOAT, MPI_SUM, c);  // wire everything up
+  std::printf("rank %d: kill: warmed up\n", g_rank);
+  std::fflush(stdout);
+  const int victim = g_size - 1;
+  if (g_rank == victim) {
+    std::thread([] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      kill(getpid(), SIGKILL);
+    }).detach();
+  }
+  Outcome o;
+  auto t0 = clock_t_::now();
+  double since_kill = 0;
+  for (int i = 0; i < 100000; ++i) {
+    o = timed([&] { return DUCT_Allreduce(a.data(), b.data(), static_cast<int>(n), MPI_FLOAT, MPI_SUM, c); });
+    if (o.rc != MPI_SUCCESS) break;
+  }
+  since_kill = std::chrono::duration<double>(clock_t_::now() - t0).count() - 0.3;
+  report("allreduce loop while a peer dies", o);
+  std::printf("rank %d: kill: error %.2f s after the kill\n", g_rank, since_kill);
+  const int cls = o.cls;
+  expect(cls == DUCT_Error_class(DUCT_ERRCLASS_PEER_FAILED) || cls == DUCT_Error_class(DUCT_ERRCLASS_TIMEOUT),
+         "survivors get a peer-failed or timeout error");
+  std::fflush(stdout);
+  // The job cannot finalize with a dead rank: leave as a failed MPI job
+  // would, after reporting (fault.sh reads the lines above).
+  std::_Exit(g_ok ? 0 : 1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  const std::string mode = argc > 1 ? argv[1] : "";
+  int rc = 2;
+  if (g_size < 2) {
+    std::printf("duct-fault needs at least 2 ranks\n");
+  } else if (mode == "mismatch") {
+    rc = run_mismatch();
+  } else if (mode == "hang") {
+    rc = run_hang(false);
+  } else if (mode == "dump") {
+    rc = run_hang(true);
+  } else if (mode == "kill") {
+    rc = run_kill();
+  } else {
+    std::printf("usage: duct-fault mismatch|hang|dump|kill\n");
+  }
+  std::printf("rank %d: %s\n", g_rank, g_ok && rc == 0 ? "PASS" : "FAIL");
+  MPI_Finalize();
+  return g_ok && rc == 0 ? 0 : 1;
+}
