@@ -13,6 +13,10 @@ DUCT_BUILD=${DUCT_BUILD:-$DUCT_ROOT/build}
 DUCT_PACKAGES="build-essential pkg-config meson ninja-build openmpi-bin libopenmpi-dev libucx-dev ucx-utils \
 libhwloc-dev catch2 cmake"
 
+# Extra packages for the whole test suite (test.sh): clang with libFuzzer and
+# the sanitizer runtimes for the sanitizer suite.
+DUCT_TEST_PACKAGES="clang libclang-rt-dev"
+
 duct_log() { printf '[duct] %s\n' "$*" >&2; }
 
 duct_have_deps() {
@@ -23,18 +27,23 @@ duct_have_deps() {
         ${CXX:-c++} -x c++ -fsyntax-only - >/dev/null 2>&1; }
 }
 
-duct_install_deps() {
-  if duct_have_deps; then return 0; fi
+# Install Debian packages when root with apt-get; otherwise say what to run.
+duct_apt_install() {
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    duct_log "installing Debian packages: $DUCT_PACKAGES"
+    duct_log "installing Debian packages: $*"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends $DUCT_PACKAGES >/dev/null ||
+    apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends "$@" >/dev/null ||
       { duct_log "apt-get install failed"; return 1; }
   else
-    duct_log "missing build dependencies; as root run:"
-    duct_log "  apt-get install -y $DUCT_PACKAGES"
+    duct_log "as root run: apt-get install -y $*"
     return 1
   fi
+}
+
+duct_install_deps() {
+  if duct_have_deps; then return 0; fi
+  # shellcheck disable=SC2086
+  duct_apt_install $DUCT_PACKAGES || { duct_log "missing build dependencies"; return 1; }
   duct_have_deps || { duct_log "dependencies still missing after installing"; return 1; }
 }
 
@@ -61,6 +70,33 @@ duct_build() {
 }
 
 duct_setup() { duct_install_deps && duct_build; }
+
+# The sanitizer suite's compiler: clang++ that links libFuzzer and ASan.
+duct_have_san() {
+  command -v clang++ >/dev/null &&
+    printf 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { return 0; }\n' |
+      clang++ -x c++ -fsanitize=fuzzer,address -o /dev/null - >/dev/null 2>&1
+}
+
+duct_install_test_deps() {
+  if duct_have_san; then return 0; fi
+  # shellcheck disable=SC2086
+  duct_apt_install $DUCT_TEST_PACKAGES
+  duct_have_san || { duct_log "no clang with libFuzzer/ASan: the sanitizer suite is skipped (apt-get install $DUCT_TEST_PACKAGES)"; return 1; }
+}
+
+# The sanitizer build (clang, ASan + UBSan, no CUDA): build-san/.
+DUCT_BUILD_SAN=${DUCT_BUILD_SAN:-$DUCT_ROOT/build-san}
+duct_build_san() {
+  if [ ! -f "$DUCT_BUILD_SAN/build.ninja" ]; then
+    duct_log "configuring $DUCT_BUILD_SAN (clang, AddressSanitizer + UBSan, sanitizer suite)"
+    CC=clang CXX=clang++ meson setup "$DUCT_BUILD_SAN" "$DUCT_ROOT" -Dcuda=disabled -Dsanitize_suite=true \
+      -Db_sanitize=address,undefined -Db_lundef=false -Db_lto=false -Dbuildtype=debugoptimized \
+      >"$DUCT_ROOT/.meson-setup-san.log" 2>&1 || { cat "$DUCT_ROOT/.meson-setup-san.log" >&2; return 1; }
+  fi
+  duct_log "building (ninja -C $DUCT_BUILD_SAN)"
+  ninja -C "$DUCT_BUILD_SAN" >/dev/null || ninja -C "$DUCT_BUILD_SAN"
+}
 
 # mpirun arguments: root needs --allow-run-as-root; more ranks than cores
 # need --oversubscribe.

@@ -145,8 +145,7 @@ Status buffer_kind(const void* buf, const char* name, std::size_t bytes, memory:
 
 Status mul_bytes(MPI_Count count, std::size_t size, const char* what, std::size_t* out) {
   unsigned long long r = 0;
-  if (count < 0 || __builtin_mul_overflow(static_cast<unsigned long long>(count), size, &r) ||
-      r > static_cast<unsigned long long>(PTRDIFF_MAX))
+  if (count < 0 || __builtin_mul_overflow(static_cast<unsigned long long>(count), size, &r) || r > kMaxSpan)
     return make_error(Errc::overflow, "%s = %lld elements of %zu bytes overflows the address space", what,
                       static_cast<long long>(count), size);
   *out = static_cast<std::size_t>(r);

@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <string>
 
 #include "core/dtype.hpp"
@@ -36,8 +37,13 @@ Status check_buffer(const void* buf, const char* name, MPI_Count count, bool in_
 // process's device pointer is refused rather than crashing a copy.
 Status buffer_kind(const void* buf, const char* name, std::size_t bytes, memory::MemKind* kind, MPI_Aint lb = 0);
 
+// No buffer, block or displacement in bytes is larger than this: user
+// address spaces are 2^47 to 2^57 bytes, so anything beyond cannot be memory
+// and is refused as an overflow rather than followed.
+constexpr std::uint64_t kMaxSpan = std::uint64_t{1} << 60;
+
 // count x size in bytes, refusing what does not fit the address space
-// (Errc::overflow, naming `what`).
+// (beyond kMaxSpan: Errc::overflow, naming `what`).
 Status mul_bytes(MPI_Count count, std::size_t size, const char* what, std::size_t* out);
 // a x b without overflowing MPI_Count (Errc::overflow).
 Status mul_count(MPI_Count a, MPI_Count b, const char* what, MPI_Count* out);

@@ -183,12 +183,13 @@ Status check_counts(const VLayout& v, const TypeInfo& ti, const char* counts_nam
     // data ends must all be addresses: no wrap-around.
     std::size_t b = 0;
     MPI_Aint start = 0, reach = 0, last = 0;
-    if (!mul_bytes(c, ti.size, counts_name, &b) || __builtin_add_overflow(total, b, &total) ||
-        total > static_cast<std::size_t>(PTRDIFF_MAX))
+    if (!mul_bytes(c, ti.size, counts_name, &b) || __builtin_add_overflow(total, b, &total) || total > kMaxSpan)
       return make_error(Errc::overflow, "%s[%zu] = %lld: the blocks' total bytes overflow the address space",
                         counts_name, i, static_cast<long long>(c));
+    auto beyond = [](MPI_Aint x) { return x > static_cast<MPI_Aint>(kMaxSpan) || x < -static_cast<MPI_Aint>(kMaxSpan); };
     if (__builtin_mul_overflow(v.displs[i], ti.extent, &start) || __builtin_mul_overflow(c - 1, ti.extent, &reach) ||
-        __builtin_add_overflow(start, reach, &last) || __builtin_add_overflow(last, ti.true_lb + ti.true_extent, &last))
+        __builtin_add_overflow(start, reach, &last) || __builtin_add_overflow(last, ti.true_lb + ti.true_extent, &last) ||
+        beyond(start) || beyond(last))
       return make_error(Errc::overflow,
                         "%s[%zu] = %lld with %s[%zu] = %lld (extent %ld bytes) overflows the address space",
                         displs_name, i, static_cast<long long>(v.displs[i]), counts_name, i,
@@ -208,7 +209,8 @@ Status VContig::setup(void* buf, const VLayout& v, const TypeInfo& ti, const cha
       if (v.counts[i] > 0) lowest = std::min(lowest, v.displs[i] * ti.extent);
     for (std::size_t i = 0; i < n; ++i) {
       layout_.len[i] = static_cast<std::size_t>(v.counts[i]) * ti.size;
-      layout_.off[i] = static_cast<std::size_t>(v.displs[i] * ti.extent - lowest);
+      // (Empty blocks may carry any displacement: they are never addressed.)
+      layout_.off[i] = v.counts[i] > 0 ? static_cast<std::size_t>(v.displs[i] * ti.extent - lowest) : 0;
     }
     base_ = static_cast<char*>(buf) + lowest;
     return buffer_kind(base_, name, layout_.total(), &kind_);

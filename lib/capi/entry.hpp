@@ -101,6 +101,13 @@ class Contig {
 struct VLayout {
   std::vector<MPI_Count> counts;
   std::vector<MPI_Aint> displs;
+  // Sum of the counts, saturating (checked counts are >= 0).
+  MPI_Count total() const {
+    MPI_Count t = 0;
+    for (MPI_Count c : counts)
+      if (__builtin_add_overflow(t, c, &t)) return INT64_MAX;
+    return t;
+  }
 };
 // Counts >= 0 (Errc::count); every block's bytes and byte range, and their
 // total, within the address space (Errc::overflow).

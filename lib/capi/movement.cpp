@@ -281,6 +281,8 @@ int alltoallv(const char* call, const void* sendbuf, const std::vector<MPI_Count
         return PMPI_Alltoallv(sendbuf, sc.data(), sd.data(), sendtype, recvbuf, rc_.data(), rd.data(), recvtype, comm);
       });
     }
+    if (!(st = check_buffer(recvbuf, "recvbuf", rv.total(), false, rti.true_lb))) return e.fail(st);
+    if (!in_place && !(st = check_buffer(sendbuf, "sendbuf", sv.total(), false, sti.true_lb))) return e.fail(st);
     VContig r, s;
     if (!(st = r.recv(recvbuf, rv, recvtype, rti, comm, "recvbuf"))) return e.fail(st);
     coll::CollArgs a;
@@ -292,7 +294,7 @@ int alltoallv(const char* call, const void* sendbuf, const std::vector<MPI_Count
     if (in_place) {
       if (!rti.contiguous) {  // bring the user's data into the packed buffer first
         if (!(st = s.send(recvbuf, rv, recvtype, rti, comm, "recvbuf"))) return e.fail(st);
-        std::memcpy(r.base(), s.base(), r.layout().total());
+        if (r.layout().total() > 0) std::memcpy(r.base(), s.base(), r.layout().total());
       }
       a.sendbuf = r.base();
       a.send_kind = r.kind();
@@ -361,7 +363,8 @@ int gather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datat
     MPI_Count rtotal = 0;
     if (is_root && !v && !(st = blocks_total(e.size, recvcount, rti.size, "communicator size x recvcount", &rtotal)))
       return e.fail(st);
-    if (is_root && !(st = check_buffer(recvbuf, "recvbuf", v ? 1 : recvcount, false, rti.true_lb))) return e.fail(st);
+    if (is_root && !(st = check_buffer(recvbuf, "recvbuf", v ? rv.total() : recvcount, false, rti.true_lb)))
+      return e.fail(st);
 
     coll::CollArgs a;
     a.coll = v ? Coll::gatherv : Coll::gather;
@@ -456,7 +459,8 @@ int scatter(const char* call, const void* sendbuf, MPI_Count sendcount, const st
     MPI_Count stotal = 0;
     if (is_root && !v && !(st = blocks_total(e.size, sendcount, sti.size, "communicator size x sendcount", &stotal)))
       return e.fail(st);
-    if (is_root && !(st = check_buffer(sendbuf, "sendbuf", v ? 1 : sendcount, false, sti.true_lb))) return e.fail(st);
+    if (is_root && !(st = check_buffer(sendbuf, "sendbuf", v ? sv.total() : sendcount, false, sti.true_lb)))
+      return e.fail(st);
     if (!in_place && !(st = check_buffer(recvbuf, "recvbuf", recvcount, false, rti.true_lb))) return e.fail(st);
 
     coll::CollArgs a;

@@ -6,6 +6,7 @@
 // collective on host copies, so MPI itself answers or raises the error. MPI
 // requires the same datatype and op on every rank for a reduction, so every
 // rank takes the same path.
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 
@@ -55,15 +56,18 @@ struct Fallback {
     s = sendbuf;
     r = recvbuf;
     memory::MemKind k;
+    // Where the data starts (the pointer checks look there).
+    MPI_Aint tlb = 0, textent = 0;
+    MPI_Type_get_true_extent(dt, &tlb, &textent);
     if (sendbuf && sendbuf != MPI_IN_PLACE) {
-      DUCT_TRY(buffer_kind(sendbuf, "sendbuf", 0, &k));
+      DUCT_TRY(buffer_kind(sendbuf, "sendbuf", scount > 0 ? 1 : 0, &k, tlb));
       if (k == memory::MemKind::device) {
         DUCT_TRY(stage_in(sendbuf, scount, dt, true, &send));
         s = send.host;
       }
     }
     if (recvbuf && recvbuf != MPI_IN_PLACE) {
-      DUCT_TRY(buffer_kind(recvbuf, "recvbuf", 0, &k));
+      DUCT_TRY(buffer_kind(recvbuf, "recvbuf", rcount > 0 ? 1 : 0, &k, tlb));
       if (k == memory::MemKind::device) {
         DUCT_TRY(stage_in(recvbuf, rcount, dt, true, &recv));
         r = recv.host;
@@ -96,6 +100,21 @@ Status too_large(const char* what) {
                     what);
 }
 
+// What duct checks before handing a reduction to the MPI library too: sizes
+// that fit an address space and no NULL buffer where data is (MPI libraries
+// do not check either, and would read or write wild memory).
+Status fallback_checks(const void* sendbuf, MPI_Count scount, const void* recvbuf, MPI_Count rcount,
+                       MPI_Datatype dt, bool recv_significant) {
+  TypeInfo ti;
+  DUCT_TRY(type_info(dt, "datatype", &ti));
+  const std::size_t unit = static_cast<std::size_t>(std::max<MPI_Aint>({ti.extent, ti.true_extent, 1}));
+  std::size_t bytes;
+  DUCT_TRY(mul_bytes(std::max(scount, rcount), unit, "count", &bytes));
+  DUCT_TRY(check_buffer(sendbuf, "sendbuf", scount, true, ti.true_lb));
+  if (recv_significant) DUCT_TRY(check_buffer(recvbuf, "recvbuf", rcount, false, ti.true_lb));
+  return Status::ok();
+}
+
 }  // namespace
 
 // ---- allreduce ------------------------------------------------------------------
@@ -113,6 +132,7 @@ int allreduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count co
     if (!red.native) {
       // MPI's answer; counts beyond INT_MAX in slices (allreduce is element-wise).
       note_fallback(call, red.why);
+      if (!(st = fallback_checks(sendbuf, count, recvbuf, count, dt, true))) return e.fail(st);
       Fallback f;
       if (!(st = f.stage(sendbuf, count, recvbuf, count, dt))) return e.fail(st);
       MPI_Aint lb, extent;
@@ -177,6 +197,7 @@ int reduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count
       return e.fail(make_error(Errc::in_place, "sendbuf = MPI_IN_PLACE on rank %d, which is not the root %d", e.rank, root));
     if (!red.native) {
       note_fallback(call, red.why);
+      if (!(st = fallback_checks(sendbuf, count, recvbuf, count, dt, is_root))) return e.fail(st);
       if (!int_count(count)) return e.fail(too_large(call));
       Fallback f;
       if (!(st = f.stage(sendbuf, count, is_root ? recvbuf : nullptr, count, dt))) return e.fail(st);
@@ -240,9 +261,10 @@ int reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, MPI_Cou
       return e.fail(make_error(Errc::in_place, "recvbuf = MPI_IN_PLACE (only sendbuf may be)"));
     if (!red.native) {
       note_fallback(call, red.why);
+      const bool in_place = sendbuf == MPI_IN_PLACE;
+      if (!(st = fallback_checks(sendbuf, total, recvbuf, in_place ? total : mine, dt, true))) return e.fail(st);
       if (!int_count(total)) return e.fail(too_large(call));
       Fallback f;
-      const bool in_place = sendbuf == MPI_IN_PLACE;
       if (!(st = f.stage(sendbuf, total, recvbuf, in_place ? total : mine, dt))) return e.fail(st);
       int rc;
       if (v) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <list>
+#include <mutex>
 
 namespace duct {
 
@@ -69,7 +71,16 @@ Status build_topology(MPI_Comm comm, Topology* out) {
   return Status::ok();
 }
 
-CommAttr::CommAttr(Deleter deleter) : shared_(new Shared{deleter}) {}
+CommAttr::Shared* CommAttr::make_shared(Deleter deleter) {
+  // Owned by a process-lifetime list (reachable, so leak checkers stay
+  // quiet); a keyval's state is never freed while MPI may still call it.
+  static std::mutex m;
+  static std::list<Shared> all;
+  std::lock_guard<std::mutex> lock(m);
+  return &all.emplace_back(Shared{deleter});
+}
+
+CommAttr::CommAttr(Deleter deleter) : shared_(make_shared(deleter)) {}
 
 int CommAttr::delete_fn(MPI_Comm, int, void* value, void* extra) {
   auto* shared = static_cast<Shared*>(extra);

@@ -71,6 +71,7 @@ class CommAttr {
   struct Shared {
     Deleter deleter;
   };
+  static Shared* make_shared(Deleter deleter);
   Shared* shared_;
   int keyval_ = MPI_KEYVAL_INVALID;
 };

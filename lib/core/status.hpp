@@ -87,7 +87,10 @@ std::string strprintf(const char* fmt, ...) __attribute__((format(printf, 1, 2))
 
 template <class... Args>
 Status make_error(Errc code, const char* fmt, Args&&... args) {
-  return Status(code, strprintf(fmt, std::forward<Args>(args)...));
+  if constexpr (sizeof...(Args) == 0)
+    return Status(code, fmt);  // a plain message: no formatting
+  else
+    return Status(code, strprintf(fmt, std::forward<Args>(args)...));
 }
 
 }  // namespace duct

@@ -76,6 +76,7 @@ Buf::~Buf() {
 }
 
 void Buf::upload(const void* host) {
+  if (bytes_ == 0) return;
   if (kind_ == MemKind::device)
     (void)memory::cuda::copy(p_, host, bytes_);
   else
@@ -89,6 +90,7 @@ void Buf::fill(unsigned char byte) {
 
 std::vector<unsigned char> Buf::download() const {
   std::vector<unsigned char> h(bytes_);
+  if (bytes_ == 0) return h;
   if (kind_ == MemKind::device)
     (void)memory::cuda::copy(h.data(), p_, bytes_);
   else
