@@ -161,7 +161,7 @@ int job_info() {
       std::printf("#   node %d (%s): ranks %s\n", node, t.host_of[static_cast<size_t>(t.ranks_on[static_cast<size_t>(node)][0])].c_str(),
                   ranks.c_str());
     }
-    std::printf("\n# channel matrix (row: from, column: to; i = cuda_ipc, u = ucx, . = self)\n     ");
+    std::printf("\n# channel matrix (row: from, column: to; i = cuda_ipc, c = cma, u = ucx, . = self)\n     ");
     for (int c = 0; c < n && n <= 64; ++c) std::printf("%d", c % 10);
     std::printf("\n");
     for (int r = 0; r < n && n <= 64; ++r) {
@@ -175,7 +175,12 @@ int job_info() {
         std::string key = strprintf("-> rank %-3d ", c);
         const std::string& l = lines[static_cast<size_t>(r)];
         size_t p = l.find(key);
-        std::printf("%c", p == std::string::npos ? '?' : (l.compare(p + key.size(), 8, "cuda_ipc") == 0 ? 'i' : 'u'));
+        char mark = '?';
+        if (p != std::string::npos) {
+          const std::string kind = l.substr(p + key.size(), 8);
+          mark = kind.rfind("cuda_ipc", 0) == 0 ? 'i' : kind.rfind("cma", 0) == 0 ? 'c' : 'u';
+        }
+        std::printf("%c", mark);
       }
       std::printf("\n");
     }

@@ -27,7 +27,48 @@
  * e.g. "DUCT_Allreduce on rank 2: count = -1 is negative". Errors with
  * MPI_COMM_NULL are raised on MPI_COMM_WORLD (MPI-3.1 §8.3; MPI_COMM_SELF with
  * an MPI-4 library). When duct hands a call to the MPI library (below), MPI's
- * own error codes are returned unchanged.
+ * own error codes are returned unchanged. A refused call writes nothing.
+ *
+ * Every collective checks, before moving anything, and refuses with:
+ *   DUCT_ERRCLASS_COMM         comm is MPI_COMM_NULL or not a communicator
+ *   DUCT_ERRCLASS_COUNT        a negative count (or counts[i]); send and
+ *                              receive sizes that differ on one rank
+ *   DUCT_ERRCLASS_OVERFLOW     counts, totals or displacements whose bytes
+ *                              exceed 2^60 (no address space holds them) or
+ *                              overflow MPI_Count / MPI_Aint
+ *   DUCT_ERRCLASS_TYPE         MPI_DATATYPE_NULL or an invalid datatype
+ *   DUCT_ERRCLASS_UNCOMMITTED  a derived datatype not yet committed
+ *   DUCT_ERRCLASS_OP           MPI_OP_NULL
+ *   DUCT_ERRCLASS_OP_TYPE      an op MPI does not define for the datatype
+ *                              (MPI_BAND on MPI_FLOAT, MPI_SUM on MPI_C_BOOL)
+ *   DUCT_ERRCLASS_BUFFER       NULL where data is moved (NULL is MPI_BOTTOM,
+ *                              and allowed, with datatypes whose data lies at
+ *                              absolute addresses)
+ *   DUCT_ERRCLASS_IN_PLACE     MPI_IN_PLACE where MPI does not allow it
+ *   DUCT_ERRCLASS_OVERLAP      send and receive buffers that overlap
+ *   DUCT_ERRCLASS_ROOT         a root outside 0..size-1
+ *   DUCT_ERRCLASS_ARG          a NULL counts or displacements array
+ *   DUCT_ERRCLASS_UNMAPPED     a pointer that is neither device memory of
+ *                              this process nor mapped host memory, such as
+ *                              another process's device pointer (checked
+ *                              when a CUDA device is present, or always
+ *                              under DUCT_CHECK=1)
+ *   DUCT_ERRCLASS_NOT_SUPPORTED device memory of another than the current
+ *                              device; device buffers on intercommunicators
+ * and while running:
+ *   DUCT_ERRCLASS_MISMATCH     ranks called with different arguments
+ *                              (always checked under DUCT_CHECK=1, where
+ *                              every rank gets the same message naming the
+ *                              ranks that differ; otherwise found when a
+ *                              message of the wrong size arrives)
+ *   DUCT_ERRCLASS_TIMEOUT      no progress for DUCT_TIMEOUT seconds; the
+ *                              message names what the call waits for
+ *   DUCT_ERRCLASS_PEER_FAILED  a peer process died or closed its connection
+ *   DUCT_ERRCLASS_CUDA / _UCX / _MPI / _HWLOC / _NO_MEMORY / _TRUNCATE
+ *                              the named layer failed; the message says how
+ * After an error while running (not after a refused argument or a
+ * DUCT_CHECK mismatch: nothing has moved then), the communicator returns
+ * that error at once from every later duct call: free it and use another.
  *
  * What duct does not serve natively (derived datatypes, MPI_CHAR, complex
  * and pair types, user-defined ops, MINLOC/MAXLOC, intercommunicators) is
@@ -131,12 +172,11 @@ int DUCT_Error_class(DUCT_Errclass which);
  * the algorithm, so results are the same bits on every rank and every run.
  * Integer sums and products wrap around.
  *
- * Errors: DUCT_ERRCLASS_COMM (MPI_COMM_NULL), DUCT_ERRCLASS_COUNT (count < 0),
- * DUCT_ERRCLASS_TYPE (MPI_DATATYPE_NULL), DUCT_ERRCLASS_OP (MPI_OP_NULL, or
- * e.g. MPI_BAND on MPI_FLOAT), DUCT_ERRCLASS_BUFFER (NULL buffer with
- * count > 0, recvbuf == MPI_IN_PLACE), DUCT_ERRCLASS_OVERLAP, DUCT_ERRCLASS_
- * NOT_SUPPORTED (device buffer on a device other than the current one), and
- * the transport classes (CUDA, UCX, MPI, MISMATCH, ...) if moving data fails.
+ * Errors (see the list at the top): COMM, COUNT (count < 0), OVERFLOW,
+ * TYPE, UNCOMMITTED, OP (MPI_OP_NULL), OP_TYPE, BUFFER (NULL buffer with
+ * count > 0), IN_PLACE (recvbuf == MPI_IN_PLACE), OVERLAP, UNMAPPED,
+ * NOT_SUPPORTED, and while running MISMATCH, TIMEOUT, PEER_FAILED and the
+ * transport classes.
  */
 int DUCT_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm);
@@ -157,16 +197,15 @@ int DUCT_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
  *  - count in elements of the datatype, displacements in extents of it;
  *  - accept any intracommunicator and any number of ranks; intercommunicators
  *    go to the MPI library;
- *  - move the data of any predefined, contiguous datatype natively (MPI_CHAR,
- *    pair types, ...: the bytes are moved as they are); derived datatypes go
- *    to the MPI library. Reductions take the datatypes and ops listed for
- *    DUCT_Allreduce natively, others through the MPI library;
+ *  - move the data of any datatype natively: contiguous ones (MPI_CHAR,
+ *    pair types, ...) as the bytes they are, derived ones packed with
+ *    MPI_Pack into host memory and unpacked at the receiver (MPI only asks
+ *    that type signatures match, so ranks may mix datatypes). Reductions
+ *    take the datatypes and ops listed for DUCT_Allreduce natively, others
+ *    through the MPI library;
  *  - allow MPI_IN_PLACE exactly where MPI does (each function says where);
- *  - check their arguments like DUCT_Allreduce, plus: root out of range
- *    (DUCT_ERRCLASS_ROOT), MPI_IN_PLACE where MPI forbids it
- *    (DUCT_ERRCLASS_IN_PLACE), negative counts in arrays and send/receive
- *    sizes that differ on one rank (DUCT_ERRCLASS_COUNT), NULL count or
- *    displacement arrays (DUCT_ERRCLASS_ARG).
+ *  - check their arguments as listed at the top of this file (root-only
+ *    arguments at the root only, as MPI defines them).
  *
  * Algorithms (each in lib/coll/<collective>/<algorithm>.cpp, chosen by size,
  * communicator size and node count; DUCT_TUNE or DUCT_Tune overrides; see

@@ -75,7 +75,10 @@ MPI_Comm probe_comm() {
   if (!coll::Runtime::get(&rt)) return MPI_COMM_NULL;
   MPI_Comm c = MPI_COMM_NULL;
   if (MPI_Comm_dup(MPI_COMM_SELF, &c) != MPI_SUCCESS) return MPI_COMM_NULL;
-  MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  if (MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN) != MPI_SUCCESS) {
+    MPI_Comm_free(&c);
+    return MPI_COMM_NULL;
+  }
   g_probe_comm = c;
   rt->on_finalize([] {
     std::lock_guard<std::mutex> l(g_probe_mutex);

@@ -52,7 +52,8 @@ bool register_classes() {
     int cls = MPI_ERR_UNKNOWN;
     if (MPI_Add_error_class(&cls) != MPI_SUCCESS) return false;
     std::string text = std::string("duct: ") + errc_name(static_cast<Errc>(e));
-    MPI_Add_error_string(cls, text.c_str());
+    if (MPI_Add_error_string(cls, text.c_str()) != MPI_SUCCESS)
+      DUCT_DEBUG(capi, "MPI_Add_error_string for class %d failed: MPI_Error_string will not name it", cls);
     r.classes[e] = cls;
   }
   r.registered = true;
@@ -76,7 +77,7 @@ int code_for(Errc e, const std::string& message) {
   if (r.codes.size() >= kMaxCodes) return cls;  // bounded: later messages share the class text
   int code = cls;
   if (MPI_Add_error_code(cls, &code) != MPI_SUCCESS) return cls;
-  MPI_Add_error_string(code, message.c_str());
+  if (MPI_Add_error_string(code, message.c_str()) != MPI_SUCCESS) return cls;  // the class text still explains
   r.codes.emplace(message, code);
   return code;
 }

@@ -58,7 +58,8 @@ struct Fallback {
     memory::MemKind k;
     // Where the data starts (the pointer checks look there).
     MPI_Aint tlb = 0, textent = 0;
-    MPI_Type_get_true_extent(dt, &tlb, &textent);
+    if (MPI_Type_get_true_extent(dt, &tlb, &textent) != MPI_SUCCESS)
+      return make_error(Errc::type, "cannot get the extent of datatype %s", type_text(dt).c_str());
     if (sendbuf && sendbuf != MPI_IN_PLACE) {
       DUCT_TRY(buffer_kind(sendbuf, "sendbuf", scount > 0 ? 1 : 0, &k, tlb));
       if (k == memory::MemKind::device) {
@@ -135,8 +136,9 @@ int allreduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count co
       if (!(st = fallback_checks(sendbuf, count, recvbuf, count, dt, true))) return e.fail(st);
       Fallback f;
       if (!(st = f.stage(sendbuf, count, recvbuf, count, dt))) return e.fail(st);
-      MPI_Aint lb, extent;
-      MPI_Type_get_extent(dt, &lb, &extent);
+      MPI_Aint lb = 0, extent = 0;
+      if (MPI_Type_get_extent(dt, &lb, &extent) != MPI_SUCCESS)
+        return e.fail(make_error(Errc::type, "cannot get the extent of datatype %s", type_text(dt).c_str()));
       MPI_Count done = 0;
       int rc = MPI_SUCCESS;
       do {

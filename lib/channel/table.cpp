@@ -16,6 +16,7 @@
 namespace duct::channel {
 
 std::unique_ptr<Channel> make_cuda_ipc_channel(const PairSetup& s);
+std::unique_ptr<Channel> make_cma_channel(const PairSetup& s);
 
 namespace {
 
@@ -26,6 +27,12 @@ bool ipc_usable(const PeerInfo& a, const PeerInfo& b, bool same_node, std::strin
   if (mode == config::ChannelMode::ipc) return (*why = "DUCT_CHANNEL=ipc"), true;
   if (!a.cuda || !b.cuda) return (*why = "a rank of the pair has no CUDA device"), false;
   return (*why = "same node, both ranks have a CUDA device"), true;
+}
+
+bool cma_usable(const PeerInfo&, const PeerInfo&, bool same_node, std::string* why) {
+  if (config::get().channel == config::ChannelMode::ucx) return (*why = "DUCT_CHANNEL=ucx"), false;
+  if (!same_node) return (*why = "ranks on different nodes"), false;
+  return (*why = "same node: host buffers by process_vm_readv"), true;
 }
 
 bool ucx_usable(const PeerInfo&, const PeerInfo&, bool same_node, std::string* why) {
@@ -58,6 +65,10 @@ const std::vector<ChannelKind>& channel_table() {
        "same node, both ranks with CUDA: device buffers by cudaIpcMemHandle + cudaMemcpyAsync, "
        "small messages inline, host buffers as ucx messages",
        ipc_usable, make_cuda_ipc_channel},
+      {"cma",
+       "same node: host buffers copied once by the receiver with process_vm_readv (cross-memory attach), "
+       "small messages inline, device buffers as ucx messages",
+       cma_usable, make_cma_channel},
       {"ucx",
        "any pair: UCX tag messages (shared memory, CMA or network); device memory direct when UCX "
        "has CUDA support, else through pinned bounce buffers",
@@ -159,7 +170,7 @@ Status ChannelSet::create(MPI_Comm comm, const Topology& topo, std::uint32_t cid
       if (!k.usable(local, p, same_node, &why)) continue;
       set->channels_[static_cast<size_t>(r)] = k.create(s);
       set->kinds_[static_cast<size_t>(r)] = k.name;
-      if (std::strcmp(k.name, "cuda_ipc") == 0) {
+      if (std::strcmp(k.name, "cuda_ipc") == 0) {  // (cma maps no device memory)
         memory::IpcCache::instance().retain_peer(p.proc);
         set->ipc_peers_.push_back(p.proc);
       }

@@ -213,7 +213,7 @@ Status Runtime::create_context(MPI_Comm comm, Context** out) {
   auto ctx = std::make_unique<Context>();
   ctx->comm = comm;
   DUCT_MPI_CHECK(PMPI_Comm_dup(comm, &ctx->dup));
-  MPI_Comm_set_errhandler(ctx->dup, MPI_ERRORS_RETURN);
+  DUCT_MPI_CHECK(MPI_Comm_set_errhandler(ctx->dup, MPI_ERRORS_RETURN));
 
   // Local setup first (UCX worker, CUDA device), then agree that every rank
   // succeeded before any exchange that needs it.

@@ -20,12 +20,15 @@ static_assert(std::atomic_ref<std::uint64_t>::is_always_lock_free, "shared-memor
 Status ShmArea::create(MPI_Comm comm, int rank, int size, std::unique_ptr<ShmArea>* out) {
   auto a = std::unique_ptr<ShmArea>(new ShmArea());
   a->size_ = size;
-  MPI_Info info;
-  MPI_Info_create(&info);
-  MPI_Info_set(info, "alloc_shared_noncontig", "true");  // each rank's region on its own pages
+  // Each rank's region on its own pages (a hint: without it the regions are
+  // merely contiguous).
+  MPI_Info info = MPI_INFO_NULL;
+  if (MPI_Info_create(&info) != MPI_SUCCESS) info = MPI_INFO_NULL;
+  if (info != MPI_INFO_NULL && MPI_Info_set(info, "alloc_shared_noncontig", "true") != MPI_SUCCESS)
+    DUCT_DEBUG(coll, "MPI_Info_set(alloc_shared_noncontig) failed; using contiguous regions");
   char* mine = nullptr;
   int rc = MPI_Win_allocate_shared(static_cast<MPI_Aint>(kRegion), 1, info, comm, &mine, &a->win_);
-  MPI_Info_free(&info);
+  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
   int ok = rc == MPI_SUCCESS, all = 0;
   DUCT_MPI_CHECK(PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, comm));
   if (!all) {

@@ -168,14 +168,13 @@ void on_usr1(int) {
   g_dump_gen.fetch_add(1, std::memory_order_relaxed);
 }
 
-void dump(const Context& ctx, const Task& task, double waited) {
+void dump(const Task& task, double waited) {
   Runtime* rt = Runtime::ready();
   std::string out = strprintf("duct: rank %d (pid %d): pending for %.1f s: %s\n", rt ? rt->world_rank() : -1,
                               static_cast<int>(getpid()), waited, task.describe().c_str());
   std::string ops = channel::describe_active();
   if (!ops.empty()) out += "duct:   channel operations in flight:\n" + ops;
   if (rt) out += rt->describe_contexts();
-  (void)ctx;
   std::fputs(out.c_str(), stderr);
   std::fflush(stderr);
 }
@@ -265,7 +264,7 @@ Status run(Context& ctx, Task& task) {
       }
       if (dump_now) {
         dump_seen = g_dump_gen.load(std::memory_order_relaxed);
-        dump(ctx, task, std::chrono::duration<double>(now - started).count());
+        dump(task, std::chrono::duration<double>(now - started).count());
       }
       const double still = std::chrono::duration<double>(now - last_move).count();
       if (timeout > 0 && still >= timeout && !done) {

@@ -25,7 +25,7 @@ constexpr Var kTable[] = {
      "comma list of subsystems to log: init,config,memory,reduce,channel,coll,select,capi or all"},
     {"DUCT_CHANNEL", Kind::choice, "auto", "auto|ucx|ipc", true,
      "channel for rank pairs on one node: auto (cuda_ipc where both ranks have a CUDA device, "
-     "else ucx), ucx (always ucx), ipc (cuda_ipc protocol on every same-node pair, even without "
+     "else cma), ucx (always ucx), ipc (cuda_ipc protocol on every same-node pair, even without "
      "a GPU; for testing)"},
     {"DUCT_TUNE", Kind::string, "", nullptr, true,
      "algorithm selection override, e.g. 'allreduce:0-64k:recursive_doubling,64k-inf:ring'; "

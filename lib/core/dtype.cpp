@@ -78,7 +78,7 @@ MPI_Datatype make_half(MPI_Datatype* slot, const char* name) {
   MPI_Datatype t;
   if (MPI_Type_contiguous(2, MPI_BYTE, &t) != MPI_SUCCESS) return MPI_DATATYPE_NULL;
   if (MPI_Type_commit(&t) != MPI_SUCCESS) return MPI_DATATYPE_NULL;
-  MPI_Type_set_name(t, name);
+  (void)MPI_Type_set_name(t, name);  // cosmetic (names in MPI's own messages)
   *slot = t;
   return t;
 }

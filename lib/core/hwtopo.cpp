@@ -20,7 +20,8 @@ hwloc_topology_t load(bool io) {
   if (*slot) return *slot;
   hwloc_topology_t t = nullptr;
   if (hwloc_topology_init(&t) != 0) return nullptr;
-  if (io) hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+  if (io && hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT) != 0)
+    DUCT_DEBUG(init, "hwloc_topology_set_io_types_filter failed: GPU NUMA nodes unknown");
   if (hwloc_topology_load(t) != 0) {
     DUCT_WARN(init, "hwloc_topology_load failed: NUMA information unavailable");
     hwloc_topology_destroy(t);
@@ -45,6 +46,7 @@ int process_numa_node() noexcept {
   hwloc_topology_t t = load(false);
   if (!t) return -1;
   hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  if (!set) return -1;
   int node = -1;
   // The binding if there is one narrower than the machine, else where we last ran.
   if (hwloc_get_cpubind(t, set, HWLOC_CPUBIND_PROCESS) == 0 &&
@@ -74,7 +76,7 @@ int available_cores() noexcept {
   if (!t) return 1;
   hwloc_bitmap_t set = hwloc_bitmap_alloc();
   int n = 0;
-  if (hwloc_get_cpubind(t, set, HWLOC_CPUBIND_PROCESS) == 0)
+  if (set && hwloc_get_cpubind(t, set, HWLOC_CPUBIND_PROCESS) == 0)
     n = hwloc_get_nbobjs_inside_cpuset_by_type(t, set, HWLOC_OBJ_PU);
   hwloc_bitmap_free(set);
   if (n <= 0) n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);

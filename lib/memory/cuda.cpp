@@ -221,7 +221,9 @@ Status alloc_device(std::size_t bytes, void** out) noexcept {
 }
 
 void free_device(void* p) noexcept {
-  if (p) cudaFree(p);
+  if (!p) return;
+  cudaError_t e = cudaFree(p);
+  if (e != cudaSuccess) DUCT_WARN(memory, "cudaFree(%p): %s", p, cudaGetErrorString(e));
 }
 
 Status mem_info(std::size_t* free_bytes, std::size_t* total_bytes) noexcept {
@@ -235,7 +237,9 @@ Status alloc_pinned(std::size_t bytes, void** out) noexcept {
 }
 
 void free_pinned(void* p) noexcept {
-  if (p) cudaFreeHost(p);
+  if (!p) return;
+  cudaError_t e = cudaFreeHost(p);
+  if (e != cudaSuccess) DUCT_WARN(memory, "cudaFreeHost(%p): %s", p, cudaGetErrorString(e));
 }
 
 Status event_create(void** ev) noexcept {
@@ -301,16 +305,20 @@ void shutdown() noexcept {
   State& s = state();
   if (!s.available) return;
   std::lock_guard<std::mutex> lock(s.mutex);
+  // Teardown: report failures, go on releasing the rest.
+  auto note = [](cudaError_t e, const char* what) {
+    if (e != cudaSuccess) DUCT_WARN(memory, "%s at finalize: %s", what, cudaGetErrorString(e));
+  };
   for (auto& [dev, st] : s.streams) {
     int cur = 0;
-    cudaGetDevice(&cur);
-    cudaSetDevice(dev);
-    cudaStreamSynchronize(st);
-    cudaStreamDestroy(st);
-    cudaSetDevice(cur);
+    note(cudaGetDevice(&cur), "cudaGetDevice");
+    note(cudaSetDevice(dev), "cudaSetDevice");
+    note(cudaStreamSynchronize(st), "cudaStreamSynchronize");
+    note(cudaStreamDestroy(st), "cudaStreamDestroy");
+    note(cudaSetDevice(cur), "cudaSetDevice");
   }
   s.streams.clear();
-  for (cudaEvent_t e : s.free_events) cudaEventDestroy(e);
+  for (cudaEvent_t e : s.free_events) note(cudaEventDestroy(e), "cudaEventDestroy");
   s.free_events.clear();
 }
 

@@ -223,8 +223,11 @@ int run_kill() {
   expect(cls == DUCT_Error_class(DUCT_ERRCLASS_PEER_FAILED) || cls == DUCT_Error_class(DUCT_ERRCLASS_TIMEOUT),
          "survivors get a peer-failed or timeout error");
   std::fflush(stdout);
-  // The job cannot finalize with a dead rank: leave as a failed MPI job
-  // would, after reporting (fault.sh reads the lines above).
+  // Stay until every survivor has seen the failure by its own means (a
+  // survivor leaving at once would look like a second failure to the
+  // others), then leave as a failed MPI job would: it cannot finalize with
+  // a dead rank (fault.sh reads the lines above).
+  std::this_thread::sleep_for(std::chrono::seconds(7));
   std::_Exit(g_ok ? 0 : 1);
 }
 
