@@ -4,6 +4,7 @@
 // and grow neither the number of open IPC mappings nor device memory use.
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -58,4 +59,33 @@ TEST_CASE("allocate, reduce, free, reallocate: no growth of IPC mappings or devi
   CHECK(s.open <= capacity);
   const char* ch = std::getenv("DUCT_CHANNEL");
   if (n > 1 && !(ch && std::string(ch) == "ucx")) CHECK(s.misses + s.hits > 0);  // the IPC path was used
+}
+
+TEST_CASE("another process's device pointer is refused, not dereferenced", "[gpu][errors]") {
+  if (suite_kind() != MemKind::device || size() < 2) return;
+  // Rank 0 sends the address of one of its device buffers; rank 1 passes it
+  // as its own. Unless that address happens to be valid in rank 1 too (the
+  // same virtual address allocated there), duct must refuse it.
+  Buf mine(1 << 20, MemKind::device);
+  std::uint64_t addr = reinterpret_cast<std::uintptr_t>(mine.data());
+  MPI_Bcast(&addr, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  MPI_Comm self;
+  MPI_Comm_dup(MPI_COMM_SELF, &self);
+  MPI_Comm_set_errhandler(self, MPI_ERRORS_RETURN);
+  if (rank() == 1) {
+    void* foreign = reinterpret_cast<void*>(static_cast<std::uintptr_t>(addr));
+    memory::PtrInfo info;
+    REQUIRE(memory::cuda::query(foreign, &info).is_ok());
+    if (info.kind == MemKind::device) {
+      WARN("rank 0's device address is also a device address here: nothing to test");
+    } else {
+      std::vector<float> out(16);
+      int rc = DUCT_Allreduce(foreign, out.data(), 16, MPI_FLOAT, MPI_SUM, self);
+      int cls = 0;
+      MPI_Error_class(rc, &cls);
+      CHECK(rc != MPI_SUCCESS);
+      CHECK(cls == DUCT_Error_class(DUCT_ERRCLASS_UNMAPPED));
+    }
+  }
+  MPI_Comm_free(&self);
 }
