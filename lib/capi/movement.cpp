@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "capi/api.hpp"
 #include "capi/entry.hpp"
 #include "core/log.hpp"
 #include "duct/duct.h"
@@ -314,10 +315,9 @@ int alltoallv(const char* call, const void* sendbuf, const std::vector<MPI_Count
 
 // ---- gather(v) ------------------------------------------------------------------------------
 
-int gather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+int gather(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
            MPI_Count recvcount, const std::vector<MPI_Count>* recvcounts, const std::vector<MPI_Aint>* displs,
            MPI_Datatype recvtype, int root, MPI_Comm comm) noexcept {
-  const bool v = call[std::strlen("DUCT_Gather")] == 'v';
   return guarded(call, comm, [&]() -> int {
     Entry e{call, comm};
     Status st = e.begin();
@@ -412,10 +412,9 @@ int gather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datat
 
 // ---- scatter(v) --------------------------------------------------------------------------------
 
-int scatter(const char* call, const void* sendbuf, MPI_Count sendcount, const std::vector<MPI_Count>* sendcounts,
+int scatter(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, const std::vector<MPI_Count>* sendcounts,
             const std::vector<MPI_Aint>* displs, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
             MPI_Datatype recvtype, int root, MPI_Comm comm) noexcept {
-  const bool v = call[std::strlen("DUCT_Scatter")] == 'v';
   return guarded(call, comm, [&]() -> int {
     Entry e{call, comm};
     Status st = e.begin();
@@ -520,24 +519,27 @@ int barrier(const char* call, MPI_Comm comm) noexcept {
 
 }  // namespace duct::capi
 
-// ---- the C entry points ----------------------------------------------------------------------
+// ---- entry points by name (api.hpp) and the C entry points ---------------------------------
 
-using namespace duct::capi;
-using duct::select::Coll;
+namespace duct::capi {
 
 namespace {
-int local_size(MPI_Comm comm) {
-  int n = 0;
-  if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &n);
+// Entries in a count or displacement array: the group the data goes to or
+// comes from (the remote group of an intercommunicator).
+int array_len(MPI_Comm comm) {
+  int n = 0, inter = 0;
+  if (comm == MPI_COMM_NULL) return 0;
+  if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return 0;
+  if (inter ? MPI_Comm_remote_size(comm, &n) : MPI_Comm_size(comm, &n)) return 0;
   return n;
 }
 template <class T>
 std::vector<MPI_Count> counts_of(const T* a, MPI_Comm comm) {
-  return a ? std::vector<MPI_Count>(a, a + local_size(comm)) : std::vector<MPI_Count>();
+  return a ? std::vector<MPI_Count>(a, a + array_len(comm)) : std::vector<MPI_Count>();
 }
 template <class T>
 std::vector<MPI_Aint> displs_of(const T* a, MPI_Comm comm) {
-  return a ? std::vector<MPI_Aint>(a, a + local_size(comm)) : std::vector<MPI_Aint>();
+  return a ? std::vector<MPI_Aint>(a, a + array_len(comm)) : std::vector<MPI_Aint>();
 }
 // NULL arrays stay NULL (reported as such by the checks).
 template <class V, class T>
@@ -545,6 +547,89 @@ const V* opt(const T* a, const V& v) {
   return a ? &v : nullptr;
 }
 }  // namespace
+
+int allgather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) noexcept {
+  return all_blocks(call, Coll::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+int alltoall(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+             MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) noexcept {
+  return all_blocks(call, Coll::alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+template <class C, class D>
+int allgatherv_arrays(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void* recvbuf, const C* recvcounts, const D* displs, MPI_Datatype recvtype, MPI_Comm comm) noexcept {
+  return guarded(call, comm, [&] {
+    auto c = counts_of(recvcounts, comm);
+    auto d = displs_of(displs, comm);
+    return allgatherv(call, sendbuf, sendcount, sendtype, recvbuf, opt(recvcounts, c), opt(displs, d), recvtype, comm);
+  });
+}
+template <class C, class D>
+int alltoallv_arrays(const char* call, const void* sendbuf, const C* sendcounts, const D* sdispls,
+                     MPI_Datatype sendtype, void* recvbuf, const C* recvcounts, const D* rdispls,
+                     MPI_Datatype recvtype, MPI_Comm comm) noexcept {
+  return guarded(call, comm, [&] {
+    auto sc = counts_of(sendcounts, comm);
+    auto sd = displs_of(sdispls, comm);
+    auto rc = counts_of(recvcounts, comm);
+    auto rd = displs_of(rdispls, comm);
+    return alltoallv(call, sendbuf, opt(sendcounts, sc), opt(sdispls, sd), sendtype, recvbuf, opt(recvcounts, rc),
+                     opt(rdispls, rd), recvtype, comm);
+  });
+}
+int gather_blocks(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) noexcept {
+  return gather(call, false, sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, root, comm);
+}
+template <class C, class D>
+int gatherv_arrays(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   const C* recvcounts, const D* displs, MPI_Datatype recvtype, int root, MPI_Comm comm) noexcept {
+  return guarded(call, comm, [&] {
+    auto c = counts_of(recvcounts, comm);
+    auto d = displs_of(displs, comm);
+    return gather(call, true, sendbuf, sendcount, sendtype, recvbuf, 0, opt(recvcounts, c), opt(displs, d), recvtype,
+                  root, comm);
+  });
+}
+int scatter_blocks(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) noexcept {
+  return scatter(call, false, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+template <class C, class D>
+int scatterv_arrays(const char* call, const void* sendbuf, const C* sendcounts, const D* displs,
+                    MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                    MPI_Comm comm) noexcept {
+  return guarded(call, comm, [&] {
+    auto c = counts_of(sendcounts, comm);
+    auto d = displs_of(displs, comm);
+    return scatter(call, true, sendbuf, 0, opt(sendcounts, c), opt(displs, d), sendtype, recvbuf, recvcount, recvtype,
+                   root, comm);
+  });
+}
+
+// The int and the large-count array forms.
+template int allgatherv_arrays<int, int>(const char*, const void*, MPI_Count, MPI_Datatype, void*, const int*,
+                                         const int*, MPI_Datatype, MPI_Comm) noexcept;
+template int allgatherv_arrays<MPI_Count, MPI_Aint>(const char*, const void*, MPI_Count, MPI_Datatype, void*,
+                                                    const MPI_Count*, const MPI_Aint*, MPI_Datatype, MPI_Comm) noexcept;
+template int alltoallv_arrays<int, int>(const char*, const void*, const int*, const int*, MPI_Datatype, void*,
+                                        const int*, const int*, MPI_Datatype, MPI_Comm) noexcept;
+template int alltoallv_arrays<MPI_Count, MPI_Aint>(const char*, const void*, const MPI_Count*, const MPI_Aint*,
+                                                   MPI_Datatype, void*, const MPI_Count*, const MPI_Aint*,
+                                                   MPI_Datatype, MPI_Comm) noexcept;
+template int gatherv_arrays<int, int>(const char*, const void*, MPI_Count, MPI_Datatype, void*, const int*, const int*,
+                                      MPI_Datatype, int, MPI_Comm) noexcept;
+template int gatherv_arrays<MPI_Count, MPI_Aint>(const char*, const void*, MPI_Count, MPI_Datatype, void*,
+                                                 const MPI_Count*, const MPI_Aint*, MPI_Datatype, int, MPI_Comm) noexcept;
+template int scatterv_arrays<int, int>(const char*, const void*, const int*, const int*, MPI_Datatype, void*,
+                                       MPI_Count, MPI_Datatype, int, MPI_Comm) noexcept;
+template int scatterv_arrays<MPI_Count, MPI_Aint>(const char*, const void*, const MPI_Count*, const MPI_Aint*,
+                                                  MPI_Datatype, void*, MPI_Count, MPI_Datatype, int, MPI_Comm) noexcept;
+
+}  // namespace duct::capi
+
+using namespace duct::capi;
 
 extern "C" int DUCT_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   return bcast("DUCT_Bcast", buffer, count, datatype, root, comm);
@@ -554,101 +639,79 @@ extern "C" int DUCT_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype
 }
 extern "C" int DUCT_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                               MPI_Datatype recvtype, MPI_Comm comm) {
-  return all_blocks("DUCT_Allgather", Coll::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return allgather("DUCT_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 extern "C" int DUCT_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                 MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return all_blocks("DUCT_Allgather_c", Coll::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return allgather("DUCT_Allgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 extern "C" int DUCT_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                              MPI_Datatype recvtype, MPI_Comm comm) {
-  return all_blocks("DUCT_Alltoall", Coll::alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return alltoall("DUCT_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 extern "C" int DUCT_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return all_blocks("DUCT_Alltoall_c", Coll::alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return alltoall("DUCT_Alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 extern "C" int DUCT_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
-  auto c = counts_of(recvcounts, comm);
-  auto d = displs_of(displs, comm);
-  return allgatherv("DUCT_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, opt(recvcounts, c), opt(displs, d),
-                    recvtype, comm);
+  return allgatherv_arrays("DUCT_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                           comm);
 }
 extern "C" int DUCT_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                  const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
                                  MPI_Comm comm) {
-  auto c = counts_of(recvcounts, comm);
-  auto d = displs_of(displs, comm);
-  return allgatherv("DUCT_Allgatherv_c", sendbuf, sendcount, sendtype, recvbuf, opt(recvcounts, c), opt(displs, d),
-                    recvtype, comm);
+  return allgatherv_arrays("DUCT_Allgatherv_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                           comm);
 }
 extern "C" int DUCT_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                               void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                               MPI_Comm comm) {
-  auto sc = counts_of(sendcounts, comm);
-  auto sd = displs_of(sdispls, comm);
-  auto rc = counts_of(recvcounts, comm);
-  auto rd = displs_of(rdispls, comm);
-  return alltoallv("DUCT_Alltoallv", sendbuf, opt(sendcounts, sc), opt(sdispls, sd), sendtype, recvbuf,
-                   opt(recvcounts, rc), opt(rdispls, rd), recvtype, comm);
+  return alltoallv_arrays("DUCT_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                          recvtype, comm);
 }
 extern "C" int DUCT_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                                 MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
                                 const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  auto sc = counts_of(sendcounts, comm);
-  auto sd = displs_of(sdispls, comm);
-  auto rc = counts_of(recvcounts, comm);
-  auto rd = displs_of(rdispls, comm);
-  return alltoallv("DUCT_Alltoallv_c", sendbuf, opt(sendcounts, sc), opt(sdispls, sd), sendtype, recvbuf,
-                   opt(recvcounts, rc), opt(rdispls, rd), recvtype, comm);
+  return alltoallv_arrays("DUCT_Alltoallv_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                          recvtype, comm);
 }
 extern "C" int DUCT_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                            MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return gather("DUCT_Gather", sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, root, comm);
+  return gather_blocks("DUCT_Gather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 extern "C" int DUCT_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                              MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return gather("DUCT_Gather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, root, comm);
+  return gather_blocks("DUCT_Gather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 extern "C" int DUCT_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  auto c = counts_of(recvcounts, comm);
-  auto d = displs_of(displs, comm);
-  return gather("DUCT_Gatherv", sendbuf, sendcount, sendtype, recvbuf, 0, opt(recvcounts, c), opt(displs, d), recvtype,
-                root, comm);
+  return gatherv_arrays("DUCT_Gatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 }
 extern "C" int DUCT_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                               const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
                               MPI_Comm comm) {
-  auto c = counts_of(recvcounts, comm);
-  auto d = displs_of(displs, comm);
-  return gather("DUCT_Gatherv_c", sendbuf, sendcount, sendtype, recvbuf, 0, opt(recvcounts, c), opt(displs, d),
-                recvtype, root, comm);
+  return gatherv_arrays("DUCT_Gatherv_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                        comm);
 }
 extern "C" int DUCT_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                             MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return scatter("DUCT_Scatter", sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  return scatter_blocks("DUCT_Scatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 extern "C" int DUCT_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                               MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return scatter("DUCT_Scatter_c", sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype, root,
-                 comm);
+  return scatter_blocks("DUCT_Scatter_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 extern "C" int DUCT_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                              void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  auto c = counts_of(sendcounts, comm);
-  auto d = displs_of(displs, comm);
-  return scatter("DUCT_Scatterv", sendbuf, 0, opt(sendcounts, c), opt(displs, d), sendtype, recvbuf, recvcount, recvtype,
-                 root, comm);
+  return scatterv_arrays("DUCT_Scatterv", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                         comm);
 }
 extern "C" int DUCT_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
                                MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                                int root, MPI_Comm comm) {
-  auto c = counts_of(sendcounts, comm);
-  auto d = displs_of(displs, comm);
-  return scatter("DUCT_Scatterv_c", sendbuf, 0, opt(sendcounts, c), opt(displs, d), sendtype, recvbuf, recvcount,
-                 recvtype, root, comm);
+  return scatterv_arrays("DUCT_Scatterv_c", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                         comm);
 }
 extern "C" int DUCT_Barrier(MPI_Comm comm) { return barrier("DUCT_Barrier", comm); }
 

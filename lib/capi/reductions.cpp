@@ -10,6 +10,7 @@
 #include <climits>
 #include <cstdint>
 
+#include "capi/api.hpp"
 #include "capi/entry.hpp"
 #include "core/log.hpp"
 #include "duct/duct.h"
@@ -318,21 +319,27 @@ int reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, MPI_Cou
   });
 }
 
-namespace {
-// Copy a C array of n counts into MPI_Count (NULL stays NULL).
-template <class T>
-bool widen(const T* in, int n, std::vector<MPI_Count>* out) {
-  if (!in) return false;
-  out->assign(in, in + n);
-  return true;
+int reduce_scatter_block(const char* call, const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype dt,
+                         MPI_Op op, MPI_Comm comm) noexcept {
+  return reduce_scatter(call, sendbuf, recvbuf, recvcount, nullptr, dt, op, comm);
 }
-// The local group's size (0 for MPI_COMM_NULL): the length of count arrays.
-int comm_size_or_zero(MPI_Comm comm) {
-  int n = 0;
-  if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &n);
-  return n;
+
+template <class C>
+int reduce_scatter_v(const char* call, const void* sendbuf, void* recvbuf, const C* recvcounts, MPI_Datatype dt,
+                     MPI_Op op, MPI_Comm comm) noexcept {
+  return guarded(call, comm, [&] {
+    // One count per rank of the (local) group; NULL stays empty and is reported as such.
+    int n = 0;
+    if (comm != MPI_COMM_NULL && MPI_Comm_size(comm, &n) != MPI_SUCCESS) n = 0;
+    std::vector<MPI_Count> counts;
+    if (recvcounts) counts.assign(recvcounts, recvcounts + n);
+    return reduce_scatter(call, sendbuf, recvbuf, 0, &counts, dt, op, comm);
+  });
 }
-}  // namespace
+template int reduce_scatter_v<int>(const char*, const void*, void*, const int*, MPI_Datatype, MPI_Op,
+                                   MPI_Comm) noexcept;
+template int reduce_scatter_v<MPI_Count>(const char*, const void*, void*, const MPI_Count*, MPI_Datatype, MPI_Op,
+                                         MPI_Comm) noexcept;
 
 }  // namespace duct::capi
 
@@ -356,21 +363,17 @@ extern "C" int DUCT_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count
 }
 extern "C" int DUCT_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
                                          MPI_Op op, MPI_Comm comm) {
-  return reduce_scatter("DUCT_Reduce_scatter_block", sendbuf, recvbuf, recvcount, nullptr, datatype, op, comm);
+  return reduce_scatter_block("DUCT_Reduce_scatter_block", sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
 extern "C" int DUCT_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
                                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return reduce_scatter("DUCT_Reduce_scatter_block_c", sendbuf, recvbuf, recvcount, nullptr, datatype, op, comm);
+  return reduce_scatter_block("DUCT_Reduce_scatter_block_c", sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
 extern "C" int DUCT_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
                                    MPI_Op op, MPI_Comm comm) {
-  std::vector<MPI_Count> counts;  // stays empty for NULL: reported as such
-  widen(recvcounts, comm_size_or_zero(comm), &counts);
-  return reduce_scatter("DUCT_Reduce_scatter", sendbuf, recvbuf, 0, &counts, datatype, op, comm);
+  return reduce_scatter_v("DUCT_Reduce_scatter", sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
 extern "C" int DUCT_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  std::vector<MPI_Count> counts;
-  widen(recvcounts, comm_size_or_zero(comm), &counts);
-  return reduce_scatter("DUCT_Reduce_scatter_c", sendbuf, recvbuf, 0, &counts, datatype, op, comm);
+  return reduce_scatter_v("DUCT_Reduce_scatter_c", sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }

@@ -51,6 +51,9 @@ constexpr Var kTable[] = {
      "UCX endpoints detect failed peer processes (UCP_ERR_HANDLING_MODE_PEER with keepalive), so a "
      "rank that dies makes the others return an error; 0 keeps UCX's fastest transports but a dead "
      "peer is then only caught by DUCT_TIMEOUT"},
+    {"DUCT_INTERPOSE", Kind::boolean, "1", nullptr, true,
+     "with libduct-mpi loaded (LD_PRELOAD): 1 serves the program's MPI collectives with duct, 0 passes "
+     "every call to the MPI library unchanged"},
     {"DUCT_IPC_CACHE_SIZE", Kind::integer, "256", nullptr, false,
      "peer allocations kept open by the cuda_ipc channel (least recently used ones are closed)"},
 };
@@ -144,6 +147,7 @@ Status apply(const Var& v, const char* value, Config* c) {
   };
   if (name == "DUCT_CHECK") return bool_field(&c->check);
   if (name == "DUCT_PEER_FAILURE") return bool_field(&c->peer_failure);
+  if (name == "DUCT_INTERPOSE") return bool_field(&c->interpose);
   auto long_field = [&](long* field, long lo, long hi, const char* expected) -> Status {
     long n;
     if (!parse_long(value, &n) || n < lo || n > hi) return bad_value(v, value, expected);

@@ -42,6 +42,7 @@ struct Config {
   double timeout = 0;                // DUCT_TIMEOUT (seconds; 0: off)
   bool check = false;                // DUCT_CHECK
   bool peer_failure = true;          // DUCT_PEER_FAILURE
+  bool interpose = true;             // DUCT_INTERPOSE (libduct-mpi)
   long ipc_cache_size = 256;         // DUCT_IPC_CACHE_SIZE
 };
 
