@@ -1,0 +1,56 @@
+#!/bin/bash
+# netns_cluster.sh BUILD_DIR: duct on a 2-node cluster of network namespaces
+# (mpi_launch_scripts/netns-cluster.sh), 2 ranks per node:
+#   1. duct-info: intra-node pairs chose the intra-node channel (cma, or
+#      cuda_ipc with GPUs) and inter-node pairs ucx over TCP on the veth link;
+#   2. the whole MPI test suite (every collective and algorithm, errors);
+#   3. duct-bench allreduce beside MPI_Allreduce, #wrong must be 0.
+# Skipped (77) when not root or network namespaces are not available.
+set -uo pipefail
+build=$1
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cluster=$root/mpi_launch_scripts/netns-cluster.sh
+export NETNS_CLUSTER_ID=${NETNS_CLUSTER_ID:-$((150 + $$ % 50))}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_op=^avx
+[ "$(id -u)" = 0 ] || { echo "not root: skipped"; exit 77; }
+if ! ip netns add duct-probe-$$ 2>/dev/null; then echo "cannot create network namespaces here: skipped"; exit 77; fi
+ip netns delete duct-probe-$$
+
+fail() { echo "FAIL: $*"; exit 1; }
+trap '"$cluster" down' EXIT
+"$cluster" up 2 >/dev/null || fail "could not create the cluster"
+read -r -a args <<<"$("$cluster" args)"
+mpi() { timeout 600 mpirun "${args[@]}" -np 4 -npernode 2 "$@"; }
+
+echo "== duct-info on 2 nodes x 2 ranks"
+info=$(mpi "$build/apps/duct-info") || fail "duct-info failed"
+echo "$info" | sed -n '/rank(s) on/,/^DUCT_LOG/p' | grep -v '^DUCT_LOG'
+echo "$info" | grep -q '^# 4 rank(s) on 2 node(s)' || fail "not 2 nodes"
+# The channel of every pair, from each rank's "-> rank j kind" lines.
+echo "$info" | awk '
+  /^rank [0-9]/ { me = $2; host[me] = $4 }
+  /^    -> rank/ { pair[me "," $3] = $0 }
+  END {
+    bad = 0
+    for (k in pair) {
+      split(k, ij, ","); i = ij[1]; j = ij[2]; line = pair[k]
+      same = host[i] == host[j]
+      if (same && line !~ /(cma|cuda_ipc)$/) { print "intra-node pair " i "-" j ": " line; bad++ }
+      if (!same && line !~ /ucx \(.*tcp\/eth0/) { print "inter-node pair " i "-" j ": " line; bad++ }
+    }
+    exit bad > 0
+  }' || fail "a pair chose the wrong channel (above)"
+echo "channels: intra-node pairs cma/cuda_ipc, inter-node pairs ucx over tcp/eth0"
+
+echo "== the MPI test suite on 2 nodes x 2 ranks"
+mpi -x TEST_WATCHDOG_S=300 -x OMPI_MCA_op "$build/tests/mpi/duct-mpi-tests" >"$build/netns-suite.log" 2>&1
+rc=$?
+tail -n 5 "$build/netns-suite.log"
+[ $rc -eq 0 ] || { grep -B2 -A12 FAILED "$build/netns-suite.log" | head -60; fail "the MPI suite failed on the cluster"; }
+
+echo "== duct-bench allreduce on 2 nodes x 2 ranks"
+bench=$(mpi "$build/apps/duct-bench" -d host -b 8 -e 16M -f 8 -n 10 -w 2) || fail "duct-bench failed"
+echo "$bench"
+echo "$bench" | awk '!/^#/ && NF > 8 && ($9 != 0 || $13 != 0) { bad = 1 } END { exit bad }' ||
+  fail "duct-bench found wrong elements"
+echo PASS
