@@ -8,10 +8,16 @@
 //   duct-info -c --markdown         the same as docs/env.md
 //   duct-info -a                    every algorithm and the selection table
 //   duct-info --has-device          exit 0 when a CUDA device is usable, else 1
+//   duct-info --rank-binding L      for the rank with local rank L: its GPU by
+//                                   local rank, the CUDA_VISIBLE_DEVICES order
+//                                   that makes it device 0, its NUMA node and
+//                                   CPUs (hwloc), as shell assignments
+//                                   (mpi_launch_scripts/duct-run uses them)
 #include <mpi.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -192,22 +198,65 @@ int job_info() {
   return 0;
 }
 
+// Shell assignments for the rank with local rank `local`: DUCTRUN_GPU (an
+// index into the devices visible now), DUCTRUN_VISIBLE (CUDA_VISIBLE_DEVICES
+// rotated so that this GPU is device 0 while every GPU stays visible for CUDA
+// IPC), DUCTRUN_BUS, DUCTRUN_NUMA and DUCTRUN_CPUS (the GPU's NUMA node and
+// its CPUs, from hwloc). Without a GPU only DUCTRUN_GPU=none.
+int rank_binding(int local) {
+  const int n = memory::cuda::available() ? memory::cuda::device_count() : 0;
+  if (n <= 0) {
+    std::string why = memory::cuda::unavailable_reason();
+    for (char& c : why)
+      if (c == '\'') c = '"';  // the line is eval'ed by a shell
+    std::printf("DUCTRUN_GPU=none\nDUCTRUN_WHY='%s'\n", why.c_str());
+    return 0;
+  }
+  const int g = local % n;
+  // The visible list as CUDA sees it now (CUDA_VISIBLE_DEVICES or 0..n-1).
+  std::vector<std::string> visible;
+  if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES"); v && *v) {
+    std::string s = v;
+    for (std::size_t pos = 0; pos <= s.size();) {
+      std::size_t comma = s.find(',', pos);
+      if (comma == std::string::npos) comma = s.size();
+      visible.push_back(s.substr(pos, comma - pos));
+      pos = comma + 1;
+    }
+  }
+  if (static_cast<int>(visible.size()) != n) {
+    visible.clear();
+    for (int d = 0; d < n; ++d) visible.push_back(std::to_string(d));
+  }
+  std::string rotated;
+  for (int k = 0; k < n; ++k) rotated += (k ? "," : "") + visible[static_cast<std::size_t>((g + k) % n)];
+  std::string bus;
+  (void)memory::cuda::pci_bus_id(g, &bus);
+  const int numa = hwtopo::pci_numa_node(bus);
+  std::printf("DUCTRUN_GPU=%d\nDUCTRUN_VISIBLE=%s\nDUCTRUN_BUS=%s\nDUCTRUN_NUMA=%d\nDUCTRUN_CPUS=%s\n", g,
+              rotated.c_str(), bus.c_str(), numa, hwtopo::numa_cpus(numa).c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   bool cfg = false, markdown = false, algos = false, has_device = false;
+  int binding_for = -1;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-c" || a == "--config") cfg = true;
     else if (a == "--markdown") markdown = true;
     else if (a == "-a" || a == "--algorithms") algos = true;
     else if (a == "--has-device") has_device = true;
+    else if (a == "--rank-binding" && i + 1 < argc) binding_for = std::atoi(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: duct-info [-c [--markdown]] [-a] [--has-device]\n");
+      std::fprintf(stderr, "usage: duct-info [-c [--markdown]] [-a] [--has-device] [--rank-binding LOCAL_RANK]\n");
       return 2;
     }
   }
   // The local queries need no MPI.
+  if (binding_for >= 0) return rank_binding(binding_for);
   if (has_device) {
     if (!memory::cuda::available()) std::printf("no CUDA device: %s\n", memory::cuda::unavailable_reason().c_str());
     return memory::cuda::available() ? 0 : 1;

@@ -16,7 +16,7 @@ for np in "$@"; do
       [ "$c" = barrier ] && [ "$sz" != 8 ] && continue
       case $sz in 8) it=2000 ;; 64K) it=300 ;; *) it=10 ;; esac
       # shellcheck disable=SC2046
-      line=$(mpirun $(duct_mpirun_args "$np") -np "$np" "$DUCT_BUILD/apps/duct-bench" -C "$c" -b "$sz" -e "$sz" \
+      line=$(mpirun $(duct_mpirun_args "$np") -np "$np" "$DUCTBUILD/apps/duct-bench" -C "$c" -b "$sz" -e "$sz" \
                -n "$it" -w 3 2>/dev/null | grep -v '^#' | head -n 1)
       echo "$line" | awk -v c="$c" -v np="$np" '{printf "%-15s %3s %9s %12s %12s %7s %6s\n", c, np, $1, $6, $14, $18, $9}'
     done

@@ -19,7 +19,7 @@ for np in "$@"; do
       for setting in DUCT_CHECK=0 DUCT_CHECK=1 DUCT_PEER_FAILURE=0 DUCT_PEER_FAILURE=1; do
         # shellcheck disable=SC2046
         line=$(env "$setting" mpirun $(duct_mpirun_args "$np") -x "${setting%%=*}" -np "$np" \
-                 "$DUCT_BUILD/apps/duct-bench" -d host -b "$sz" -e "$sz" -n "$it" -w 3 2>/dev/null |
+                 "$DUCTBUILD/apps/duct-bench" -d host -b "$sz" -e "$sz" -n "$it" -w 3 2>/dev/null |
                grep -v '^#' | head -n 1)
         echo "$line" | awk -v s="$setting" -v np="$np" '{printf "%-22s %3s %9s %12s %12s\n", s, np, $1, $6, $14}'
       done

@@ -2,20 +2,22 @@
 #
 # duct_setup: make sure the build tools and libraries are there (installing
 # Debian packages with apt-get when run as root, or saying what to install
-# otherwise), then configure and build duct into $DUCT_BUILD (default
+# otherwise), then configure and build duct into $DUCTBUILD (default
 # <repo>/build). On a machine without a package manager (a GPU host using
 # ../shared/gpu-deps), the tools found on PATH are used as they are.
 
-DUCT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-DUCT_BUILD=${DUCT_BUILD:-$DUCT_ROOT/build}
+DUCTDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+DUCTBUILD=${DUCTBUILD:-$DUCTDIR/build}
 
 # Debian packages duct needs to build and test.
 DUCT_PACKAGES="build-essential pkg-config meson ninja-build openmpi-bin libopenmpi-dev libucx-dev ucx-utils \
 libhwloc-dev catch2 cmake"
 
 # Extra packages for the whole test suite (test.sh): clang with libFuzzer and
-# the sanitizer runtimes for the sanitizer suite.
-DUCT_TEST_PACKAGES="clang libclang-rt-dev"
+# the sanitizer runtimes (sanitizer suite), SLURM and munge (the batch
+# scripts under a local SLURM cluster), mpi4py (the preload library under
+# Python), iproute2 (the network-namespace cluster).
+DUCT_TEST_PACKAGES="clang libclang-rt-dev slurm-wlm munge python3-mpi4py iproute2"
 
 duct_log() { printf '[duct] %s\n' "$*" >&2; }
 
@@ -60,13 +62,13 @@ duct_cuda_option() {
 duct_build() {
   local cuda
   cuda=$(duct_cuda_option)
-  if [ ! -f "$DUCT_BUILD/build.ninja" ]; then
-    duct_log "configuring $DUCT_BUILD ($cuda)"
-    meson setup "$DUCT_BUILD" "$DUCT_ROOT" "$cuda" >"$DUCT_ROOT/.meson-setup.log" 2>&1 ||
-      { cat "$DUCT_ROOT/.meson-setup.log" >&2; return 1; }
+  if [ ! -f "$DUCTBUILD/build.ninja" ]; then
+    duct_log "configuring $DUCTBUILD ($cuda)"
+    meson setup "$DUCTBUILD" "$DUCTDIR" "$cuda" >"$DUCTDIR/.meson-setup.log" 2>&1 ||
+      { cat "$DUCTDIR/.meson-setup.log" >&2; return 1; }
   fi
-  duct_log "building (ninja -C $DUCT_BUILD)"
-  ninja -C "$DUCT_BUILD" >/dev/null || ninja -C "$DUCT_BUILD"
+  duct_log "building (ninja -C $DUCTBUILD)"
+  ninja -C "$DUCTBUILD" >/dev/null || ninja -C "$DUCTBUILD"
 }
 
 duct_setup() { duct_install_deps && duct_build; }
@@ -78,24 +80,33 @@ duct_have_san() {
       clang++ -x c++ -fsanitize=fuzzer,address -o /dev/null - >/dev/null 2>&1
 }
 
+duct_have_test_deps() {
+  duct_have_san && command -v slurmctld >/dev/null && command -v munged >/dev/null && command -v ip >/dev/null &&
+    /usr/bin/python3 -c "import mpi4py" 2>/dev/null
+}
+
+# Install what the test suite needs beyond the build; succeeds when the
+# sanitizer suite can be built (the other tests skip themselves, exit 77,
+# when their tools are missing).
 duct_install_test_deps() {
-  if duct_have_san; then return 0; fi
-  # shellcheck disable=SC2086
-  duct_apt_install $DUCT_TEST_PACKAGES
+  if ! duct_have_test_deps; then
+    # shellcheck disable=SC2086
+    duct_apt_install $DUCT_TEST_PACKAGES || true
+  fi
   duct_have_san || { duct_log "no clang with libFuzzer/ASan: the sanitizer suite is skipped (apt-get install $DUCT_TEST_PACKAGES)"; return 1; }
 }
 
 # The sanitizer build (clang, ASan + UBSan, no CUDA): build-san/.
-DUCT_BUILD_SAN=${DUCT_BUILD_SAN:-$DUCT_ROOT/build-san}
+DUCTBUILD_SAN=${DUCTBUILD_SAN:-$DUCTDIR/build-san}
 duct_build_san() {
-  if [ ! -f "$DUCT_BUILD_SAN/build.ninja" ]; then
-    duct_log "configuring $DUCT_BUILD_SAN (clang, AddressSanitizer + UBSan, sanitizer suite)"
-    CC=clang CXX=clang++ meson setup "$DUCT_BUILD_SAN" "$DUCT_ROOT" -Dcuda=disabled -Dsanitize_suite=true \
+  if [ ! -f "$DUCTBUILD_SAN/build.ninja" ]; then
+    duct_log "configuring $DUCTBUILD_SAN (clang, AddressSanitizer + UBSan, sanitizer suite)"
+    CC=clang CXX=clang++ meson setup "$DUCTBUILD_SAN" "$DUCTDIR" -Dcuda=disabled -Dsanitize_suite=true \
       -Db_sanitize=address,undefined -Db_lundef=false -Db_lto=false -Dbuildtype=debugoptimized \
-      >"$DUCT_ROOT/.meson-setup-san.log" 2>&1 || { cat "$DUCT_ROOT/.meson-setup-san.log" >&2; return 1; }
+      >"$DUCTDIR/.meson-setup-san.log" 2>&1 || { cat "$DUCTDIR/.meson-setup-san.log" >&2; return 1; }
   fi
-  duct_log "building (ninja -C $DUCT_BUILD_SAN)"
-  ninja -C "$DUCT_BUILD_SAN" >/dev/null || ninja -C "$DUCT_BUILD_SAN"
+  duct_log "building (ninja -C $DUCTBUILD_SAN)"
+  ninja -C "$DUCTBUILD_SAN" >/dev/null || ninja -C "$DUCTBUILD_SAN"
 }
 
 # mpirun arguments: root needs --allow-run-as-root; more ranks than cores

@@ -16,8 +16,8 @@ BENCH_ARGS=("$@")
 [ ${#BENCH_ARGS[@]} -eq 0 ] && BENCH_ARGS=(-b 8 -e 64M -f 4 -n 20 -w 5 -c 1 -d auto -t float -o sum)
 
 # shellcheck disable=SC2046
-mpirun $(duct_mpirun_args "$NP") -np "$NP" "$DUCT_BUILD/apps/duct-info" | sed -n '1,/^# ranks and their channels/p' | head -n 40
+mpirun $(duct_mpirun_args "$NP") -np "$NP" "$DUCTBUILD/apps/duct-info" | sed -n '1,/^# ranks and their channels/p' | head -n 40
 echo
-cmd=(mpirun $(duct_mpirun_args "$NP") -np "$NP" "$DUCT_BUILD/apps/duct-bench" "${BENCH_ARGS[@]}")
+cmd=(mpirun $(duct_mpirun_args "$NP") -np "$NP" "$DUCTBUILD/apps/duct-bench" "${BENCH_ARGS[@]}")
 echo "+ ${cmd[*]}"
 exec "${cmd[@]}"

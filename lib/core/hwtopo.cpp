@@ -83,6 +83,20 @@ int available_cores() noexcept {
   return n > 0 ? n : 1;
 }
 
+std::string numa_cpus(int numa) noexcept {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  hwloc_topology_t t = load(false);
+  if (!t || numa < 0) return "";
+  hwloc_obj_t node = nullptr;
+  while ((node = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_NUMANODE, node)) != nullptr) {
+    if (static_cast<int>(node->os_index) != numa || !node->cpuset) continue;
+    char buf[1024];
+    if (hwloc_bitmap_list_snprintf(buf, sizeof buf, node->cpuset) < 0) return "";
+    return buf;
+  }
+  return "";
+}
+
 std::string describe() noexcept {
   std::lock_guard<std::mutex> lock(g_mutex);
   hwloc_topology_t t = load(false);

@@ -13,6 +13,8 @@ int process_numa_node() noexcept;
 int pci_numa_node(const std::string& bus_id) noexcept;
 // Cores available to this process (its CPU binding).
 int available_cores() noexcept;
+// The CPUs of NUMA node `numa` as a list ("0-15,32-47"); "" if unknown.
+std::string numa_cpus(int numa) noexcept;
 // hwloc's version and the machine's NUMA node and core counts.
 std::string describe() noexcept;
 // Free the topologies (at MPI_Finalize).

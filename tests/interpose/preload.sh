@@ -63,7 +63,7 @@ if [ "$mode" = c ]; then
   grep -q 'MPI_Allreduce is served by the MPI library (a user-defined op)' "$work/preload.err" ||
     fail "the user-defined op was not passed to the MPI library"
   cuda=$(sed -n 's/^MPIX_Query_cuda_support //p' "$work/preload.out")
-  [ "$cuda" = "${DUCT_EXPECT_CUDA:-$cuda}" ] || fail "MPIX_Query_cuda_support is $cuda"
+  [ "$cuda" = "${EXPECT_CUDA:-$cuda}" ] || fail "MPIX_Query_cuda_support is $cuda"
   echo "MPIX_Query_cuda_support: $(sed -n 's/^MPIX_Query_cuda_support //p' "$work/plain.out") without, $cuda with libduct-mpi"
 else
   grep -q 'MPI_Allreduce on [0-9]* ranks' "$work/preload.err" || fail "no sign that duct served MPI_Allreduce"
