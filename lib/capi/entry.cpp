@@ -40,7 +40,6 @@ int Entry::nothing(coll::CollArgs a) {
 }
 
 Status type_info(MPI_Datatype t, const char* name, TypeInfo* out) {
-  DUCT_TRY(check_datatype(t, name));
   // The predefined types of duct's own table: no MPI call (fast path).
   DType d;
   if (lookup_dtype(t, &d)) {
@@ -51,6 +50,7 @@ Status type_info(MPI_Datatype t, const char* name, TypeInfo* out) {
     out->contiguous = true;
     return Status::ok();
   }
+  DUCT_TRY(check_datatype(t, name));  // null or uncommitted
   int size = 0;
   MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
   if (MPI_Type_size(t, &size) != MPI_SUCCESS || MPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS ||

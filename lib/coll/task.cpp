@@ -179,9 +179,12 @@ void dump(const Task& task, double waited) {
   std::fflush(stderr);
 }
 
+// Plain stores rather than read-modify-writes (a locked instruction on
+// every call): with several threads running collectives the "no collective
+// in progress" line may be wrong in a race, never a dump.
 struct Running {
-  Running() { g_running.fetch_add(1, std::memory_order_relaxed); }
-  ~Running() { g_running.fetch_sub(1, std::memory_order_relaxed); }
+  Running() { g_running.store(1, std::memory_order_relaxed); }
+  ~Running() { g_running.store(0, std::memory_order_relaxed); }
 };
 
 // Progress under the runtime lock when the application calls duct from
