@@ -51,8 +51,15 @@ duct_install_deps() {
 
 # CUDA: built whenever nvcc is there (/usr/local/cuda/bin is searched), so the
 # device code always compiles; "no GPU" is then a run-time condition.
+# duct_cuda_path must run in the calling shell (not in $(...)) so that the
+# PATH it sets reaches meson.
+duct_cuda_path() {
+  if [ -x /usr/local/cuda/bin/nvcc ]; then
+    case ":$PATH:" in *:/usr/local/cuda/bin:*) ;; *) export PATH="/usr/local/cuda/bin:$PATH" ;; esac
+  fi
+}
 duct_cuda_option() {
-  if [ -x /usr/local/cuda/bin/nvcc ]; then export PATH="/usr/local/cuda/bin:$PATH"; fi
+  duct_cuda_path
   if command -v nvcc >/dev/null; then echo "-Dcuda=enabled"; else
     duct_log "nvcc not found: building without CUDA (host paths only)"
     echo "-Dcuda=disabled"
@@ -61,6 +68,7 @@ duct_cuda_option() {
 
 duct_build() {
   local cuda
+  duct_cuda_path
   cuda=$(duct_cuda_option)
   if [ ! -f "$DUCTBUILD/build.ninja" ]; then
     duct_log "configuring $DUCTBUILD ($cuda)"
