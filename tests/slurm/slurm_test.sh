@@ -47,7 +47,7 @@ munged --force --socket="$work/munge.sock" --pid-file="$work/munged.pid" --log-f
 mkdir -p "$work/spool" "$work/state"
 cat >"$SLURM_CONF" <<CONF
 ClusterName=ducttest
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 SlurmctldPort=$port
@@ -73,14 +73,17 @@ AccountingStorageType=accounting_storage/none
 SlurmdTimeout=60
 InactiveLimit=0
 KillWait=5
-NodeName=$host CPUs=$cpus RealMemory=$mem State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 NodeHostname=$host CPUs=$cpus RealMemory=$mem State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 CONF
 
 slurmctld -f "$SLURM_CONF" || fail "slurmctld did not start"
 slurmd -f "$SLURM_CONF" || fail "slurmd did not start"
-for _ in $(seq 1 60); do
-  state=$(sinfo -h -n "$host" -o %T 2>/dev/null)
+# A deadline, not a count of tries: one sinfo can itself take seconds when
+# something does not resolve.
+deadline=$((SECONDS + 60)) state=
+while [ $SECONDS -lt $deadline ]; do
+  state=$(timeout 10 sinfo -h -n "$host" -o %T 2>/dev/null)
   [ "$state" = idle ] && break
   sleep 1
 done
