@@ -121,11 +121,21 @@ Sched halving_reduce_scatter(Context& ctx, Link link, void* acc, void* tmp, MemK
 // with all of them.
 Sched doubling_allgather(Context& ctx, Link link, void* buf, MemKind kind, const Layout& blocks, std::uint32_t step_base);
 
-// The shared-memory handshake every shm algorithm makes: publish this
-// rank's slot for sequence k (its data written before) and wait for every
-// rank's. After it, every slot of sequence k may be read.
+// The shared-memory protocol of the shm algorithms (coll/shm.hpp). Before
+// writing its slot of sequence k a rank makes sure every rank is done with
+// k-2: `shm_claimed` looks without waiting, `shm_claim` waits; SHM_CLAIM does
+// both. shm_publish makes this rank's slot of k visible; shm_wait_rank waits
+// for rank q's; shm_exchange publishes and waits for every rank's (after it
+// every slot of k may be read). Every algorithm ends with
+// ShmArea::finish(me, k) once it has read all it reads.
 class ShmArea;
+Sched shm_claim(ShmArea& s, std::uint64_t k, int me, int n);
+bool shm_claimed(const ShmArea& s, std::uint64_t k, int me, int n);
+void shm_publish(ShmArea& s, std::uint64_t k, int parity, int me);
+Sched shm_wait_rank(ShmArea& s, std::uint64_t k, int parity, int q);
 Sched shm_exchange(ShmArea& s, std::uint64_t k, int parity, int me, int n);
+#define SHM_CLAIM(s, k, me, n) \
+  if (!::duct::coll::shm_claimed((s), (k), (me), (n))) DUCT_CO_TRY(co_await ::duct::coll::shm_claim((s), (k), (me), (n)))
 // After shm_exchange: reduce the n slots of `parity` in rank order into
 // `dst` (staged through host scratch when it is device memory).
 Status shm_reduce_slots(Context& ctx, ShmArea& s, int parity, const CollArgs& a, void* dst, MemKind dst_kind);

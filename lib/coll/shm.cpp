@@ -10,10 +10,11 @@ namespace duct::coll {
 
 namespace {
 constexpr std::size_t kLine = 64;
-// Region layout: two slots, each [ready sequence number (8 bytes) | data],
-// starting on a cache line.
+// Region layout: the done line, then two slots, each [ready sequence number
+// (8 bytes) | data], starting on a cache line.
 constexpr std::size_t kSlotStride = (8 + ShmArea::kSlotBytes + kLine - 1) / kLine * kLine;
-constexpr std::size_t kRegion = 2 * kSlotStride;
+constexpr std::size_t kDoneLine = kLine;
+constexpr std::size_t kRegion = kDoneLine + 2 * kSlotStride;
 static_assert(std::atomic_ref<std::uint64_t>::is_always_lock_free, "shared-memory flags need lock-free atomics");
 }  // namespace
 
@@ -37,7 +38,8 @@ Status ShmArea::create(MPI_Comm comm, int rank, int size, std::unique_ptr<ShmAre
                              : make_error(Errc::mpi, "MPI_Win_allocate_shared failed on another rank");
   }
   std::memset(mine, 0, 8);
-  std::memset(mine + kSlotStride, 0, 8);
+  std::memset(mine + kDoneLine, 0, 8);
+  std::memset(mine + kDoneLine + kSlotStride, 0, 8);
   a->base_.resize(static_cast<std::size_t>(size));
   for (int r = 0; r < size; ++r) {
     MPI_Aint bytes = 0;
@@ -63,12 +65,20 @@ ShmArea::~ShmArea() {
 }
 
 std::uint64_t* ShmArea::ready(int r, int parity) const {
-  return reinterpret_cast<std::uint64_t*>(base_[static_cast<std::size_t>(r)] +
+  return reinterpret_cast<std::uint64_t*>(base_[static_cast<std::size_t>(r)] + kDoneLine +
                                           static_cast<std::size_t>(parity) * kSlotStride);
 }
 
 void* ShmArea::slot(int r, int parity) const {
-  return base_[static_cast<std::size_t>(r)] + static_cast<std::size_t>(parity) * kSlotStride + 8;
+  return base_[static_cast<std::size_t>(r)] + kDoneLine + static_cast<std::size_t>(parity) * kSlotStride + 8;
+}
+
+std::uint64_t* ShmArea::done(int r) const {
+  return reinterpret_cast<std::uint64_t*>(base_[static_cast<std::size_t>(r)]);
+}
+
+void ShmArea::finish(int me, std::uint64_t k) const {
+  std::atomic_ref<std::uint64_t>(*done(me)).store(k, std::memory_order_release);
 }
 
 }  // namespace duct::coll
@@ -82,7 +92,8 @@ namespace {
 // once.
 class WaitCounter final : public Waitable {
  public:
-  WaitCounter(std::uint64_t* c, std::uint64_t at_least, int rank) : c_(c), v_(at_least), rank_(rank) {}
+  WaitCounter(std::uint64_t* c, std::uint64_t at_least, int rank, const char* what)
+      : c_(c), v_(at_least), rank_(rank), what_(what) {}
   void poll(bool* ready) override {
     for (int i = 0; i < 64; ++i) {
       if (std::atomic_ref<std::uint64_t>(*c_).load(std::memory_order_acquire) >= v_) {
@@ -93,7 +104,7 @@ class WaitCounter final : public Waitable {
     *ready = false;
   }
   std::string describe() const override {
-    return strprintf("rank %d's shared-memory slot to reach sequence %llu (it is at %llu)", rank_,
+    return strprintf("rank %d's shared-memory %s to reach sequence %llu (it is at %llu)", rank_, what_,
                      static_cast<unsigned long long>(v_),
                      static_cast<unsigned long long>(std::atomic_ref<std::uint64_t>(*c_).load()));
   }
@@ -102,19 +113,43 @@ class WaitCounter final : public Waitable {
   std::uint64_t* c_;
   std::uint64_t v_;
   int rank_;
+  const char* what_;
 };
 
 }  // namespace
 
-// Every shm algorithm publishes and waits for all, even where a rank has no
-// data to give: that is what makes slot reuse safe (a rank starts call k only
-// after every rank published k-1, which it did after its call k-2 returned).
-Sched shm_exchange(ShmArea& s, std::uint64_t k, int parity, int me, int n) {
-  std::atomic_ref<std::uint64_t>(*s.ready(me, parity)).store(k, std::memory_order_release);
+Sched shm_claim(ShmArea& s, std::uint64_t k, int me, int n) {
   for (int q = 0; q < n; ++q) {
     if (q == me) continue;
-    DUCT_CO_TRY(co_await WaitAwaiter<WaitCounter>{WaitCounter(s.ready(q, parity), k, q)});
+    DUCT_CO_TRY(co_await WaitAwaiter<WaitCounter>{WaitCounter(s.done(q), k - 2, q, "done count")});
   }
+  co_return Status::ok();
+}
+
+bool shm_claimed(const ShmArea& s, std::uint64_t k, int me, int n) {
+  if (s.synced(k)) return true;
+  for (int q = 0; q < n; ++q)
+    if (q != me && std::atomic_ref<std::uint64_t>(*s.done(q)).load(std::memory_order_acquire) + 2 < k) return false;
+  return true;
+}
+
+void shm_publish(ShmArea& s, std::uint64_t k, int parity, int me) {
+  std::atomic_ref<std::uint64_t>(*s.ready(me, parity)).store(k, std::memory_order_release);
+}
+
+Sched shm_wait_rank(ShmArea& s, std::uint64_t k, int parity, int q) {
+  DUCT_CO_TRY(co_await WaitAwaiter<WaitCounter>{WaitCounter(s.ready(q, parity), k, q, "slot")});
+  co_return Status::ok();
+}
+
+Sched shm_exchange(ShmArea& s, std::uint64_t k, int parity, int me, int n) {
+  shm_publish(s, k, parity, me);
+  for (int q = 0; q < n; ++q) {
+    if (q == me) continue;
+    DUCT_CO_TRY(co_await WaitAwaiter<WaitCounter>{WaitCounter(s.ready(q, parity), k, q, "slot")});
+  }
+  // Every rank published k, so every rank had returned from k-1.
+  s.saw_all(k);
   co_return Status::ok();
 }
 

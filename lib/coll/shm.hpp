@@ -8,6 +8,18 @@
 // of up to 56 bytes travels with its flag in one cache line. Ranks write
 // their slot, publish the sequence number with a release store, and read the
 // others' slots after an acquire load.
+//
+// Each region also starts with a "done" line: the sequence number of the
+// last shared-memory collective this rank finished (all its reads of other
+// ranks' slots complete). A rank may write its slot of sequence k (parity
+// k & 1) once every rank is done with k-2, the slot's previous use. Where
+// every rank publishes and waits for every rank (allreduce, allgather,
+// barrier, the root of reduce and gather), a rank that saw every rank's
+// sequence k-1 knows they had all returned from k-2, so it needs no look at
+// the done lines (synced()). The rooted algorithms need no such exchange:
+// the root of bcast or scatter writes and returns, a non-root of reduce or
+// gather writes and returns, as eager messages would, and a rank runs at most
+// two collectives ahead of the slowest reader.
 #pragma once
 
 #include <mpi.h>
@@ -36,6 +48,15 @@ class ShmArea {
   // data of slot `parity`.
   std::uint64_t* ready(int r, int parity) const;
   void* slot(int r, int parity) const;
+  // Rank r's done sequence number (std::atomic_ref).
+  std::uint64_t* done(int r) const;
+  // This rank finished sequence k: publish it (release).
+  void finish(int me, std::uint64_t k) const;
+  // This rank saw every rank publish sequence k.
+  void saw_all(std::uint64_t k) noexcept { synced_ = k; }
+  // Whether this rank may write its slot of sequence k now without looking:
+  // it saw every rank publish k-1 (or k < 3: the slots are unused).
+  bool synced(std::uint64_t k) const noexcept { return k < 3 || synced_ + 1 >= k; }
   int size() const noexcept { return size_; }
   // The next sequence number of a shared-memory collective (starts at 1; equal
   // on every rank because collectives on a communicator are ordered).
@@ -47,6 +68,7 @@ class ShmArea {
   int size_ = 0;
   std::vector<char*> base_;  // each rank's region, mapped here
   std::uint64_t seq_ = 0;
+  std::uint64_t synced_ = 0;
 };
 
 }  // namespace duct::coll

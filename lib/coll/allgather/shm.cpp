@@ -12,10 +12,12 @@ Sched allgather_shm(Context& ctx, const CollArgs& a, std::uint32_t) {
   const std::uint64_t k = s.next_seq();
   const int p = static_cast<int>(k & 1);
   const std::size_t b = a.bytes;
+  SHM_CLAIM(s, k, me, n);
   DUCT_CO_TRY(copy_local(s.slot(me, p), MemKind::host, a.sendbuf, a.send_kind, b));
   DUCT_CO_TRY(co_await shm_exchange(s, k, p, me, n));
   for (int q = 0; q < n; ++q)
     DUCT_CO_TRY(copy_local(at(a.recvbuf, static_cast<std::size_t>(q) * b), a.recv_kind, s.slot(q, p), MemKind::host, b));
+  s.finish(me, k);
   co_return Status::ok();
 }
 

@@ -8,10 +8,10 @@
 // vectors in a fixed order gives the same bits on every rank.
 //
 // Slots are double-buffered by the parity of the sequence number k. Slot p
-// was last used at k-2, and it is free: a rank publishes sequence k-1 only
-// after its call for k-2 has returned (done reading every slot), and before
-// starting k this rank saw every rank's k-1 (shm_exchange). So no reader ever
-// sees a slot being overwritten, without any extra counter. Device vectors
+// was last used at k-2; a rank writes it only when every rank is done with
+// k-2 (SHM_CLAIM: known without a look when the previous shared-memory call
+// was also an all-to-all exchange, see coll/shm.hpp), so no reader ever sees
+// a slot being overwritten. Device vectors
 // are staged through host, as with recursive doubling: at these sizes two
 // copies beat device work per peer.
 //
@@ -31,9 +31,11 @@ Sched allreduce_shm(Context& ctx, const CollArgs& a, std::uint32_t) {
   const std::uint64_t k = s.next_seq();
   const int p = static_cast<int>(k & 1);
 
+  SHM_CLAIM(s, k, me, n);
   DUCT_CO_TRY(copy_local(s.slot(me, p), MemKind::host, a.sendbuf, a.send_kind, bytes));
   DUCT_CO_TRY(co_await shm_exchange(s, k, p, me, n));
   DUCT_CO_TRY(shm_reduce_slots(ctx, s, p, a, a.recvbuf, a.recv_kind));
+  s.finish(me, k);
   co_return Status::ok();
 }
 

@@ -1,0 +1,122 @@
+// Back-to-back small collectives with changing roots, sizes and kinds, each
+// compared with the MPI library's own collective on copies of the same
+// input. Small messages on one node take the shared-memory algorithms,
+// whose rooted forms return before the other ranks have read (the root of
+// bcast and scatter, the non-roots of reduce and gather): a slot reused too
+// early, or a stale slot read as new, shows up here as a wrong element.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "duct/duct.h"
+#include "testutil.hpp"
+
+using namespace duct::test;
+
+namespace {
+
+// Input of `rank` in iteration `it`: distinct per rank, iteration and index.
+std::vector<std::int32_t> input(int rank, int it, int count) {
+  std::vector<std::int32_t> v(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) v[static_cast<std::size_t>(i)] = (it * 131 + rank * 17 + i * 3) % 1000 - 500;
+  return v;
+}
+
+// One call of iteration `it`: through duct (`duct`) or the MPI library.
+// Returns its result on this rank (empty where the call gives none).
+std::vector<std::int32_t> call(bool duct, MPI_Comm comm, int me, int n, int it) {
+  const int count = 1 + (it * 7) % 300;  // 4 B to 1.2 KiB per rank
+  const int root = (it / 7) % n;
+  const std::size_t c = static_cast<std::size_t>(count), nc = c * static_cast<std::size_t>(n);
+  std::vector<std::int32_t> in = input(me, it, count);
+  std::vector<std::int32_t> all;
+  std::vector<std::int32_t> out;
+  int rc = MPI_SUCCESS;
+  switch (it % 7) {
+    case 0:  // bcast
+      out = me == root ? in : std::vector<std::int32_t>(c, -1);
+      rc = duct ? DUCT_Bcast(out.data(), count, MPI_INT32_T, root, comm)
+                : MPI_Bcast(out.data(), count, MPI_INT32_T, root, comm);
+      break;
+    case 1:  // reduce
+      out.assign(c, -1);
+      rc = duct ? DUCT_Reduce(in.data(), out.data(), count, MPI_INT32_T, MPI_SUM, root, comm)
+                : MPI_Reduce(in.data(), out.data(), count, MPI_INT32_T, MPI_SUM, root, comm);
+      break;
+    case 2:  // gather
+      out.assign(nc, -1);
+      rc = duct ? DUCT_Gather(in.data(), count, MPI_INT32_T, out.data(), count, MPI_INT32_T, root, comm)
+                : MPI_Gather(in.data(), count, MPI_INT32_T, out.data(), count, MPI_INT32_T, root, comm);
+      break;
+    case 3:  // scatter
+      for (int r = 0; r < n; ++r) {
+        std::vector<std::int32_t> x = input(r, it, count);
+        all.insert(all.end(), x.begin(), x.end());
+      }
+      out.assign(c, -1);
+      rc = duct ? DUCT_Scatter(all.data(), count, MPI_INT32_T, out.data(), count, MPI_INT32_T, root, comm)
+                : MPI_Scatter(all.data(), count, MPI_INT32_T, out.data(), count, MPI_INT32_T, root, comm);
+      break;
+    case 4:  // allreduce
+      out.assign(c, -1);
+      rc = duct ? DUCT_Allreduce(in.data(), out.data(), count, MPI_INT32_T, MPI_MAX, comm)
+                : MPI_Allreduce(in.data(), out.data(), count, MPI_INT32_T, MPI_MAX, comm);
+      break;
+    case 5:  // allgather
+      out.assign(nc, -1);
+      rc = duct ? DUCT_Allgather(in.data(), count, MPI_INT32_T, out.data(), count, MPI_INT32_T, comm)
+                : MPI_Allgather(in.data(), count, MPI_INT32_T, out.data(), count, MPI_INT32_T, comm);
+      break;
+    default:
+      // Every 7th a barrier, every 14th nothing: two rooted calls then meet
+      // with no synchronizing call between them.
+      if (it % 14 == 6) rc = duct ? DUCT_Barrier(comm) : MPI_Barrier(comm);
+      break;
+  }
+  REQUIRE(rc == MPI_SUCCESS);
+  return out;
+}
+
+// Batches of duct calls back to back (no MPI call between them, so ranks
+// drift apart as far as duct lets them), then the same calls through the
+// MPI library, element by element.
+void stress(MPI_Comm comm, int iterations) {
+  int me = 0, n = 1;
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &n);
+  Pending p("back-to-back shared-memory collectives");
+  constexpr int kBatch = 64;
+  long long wrong = 0;
+  for (int it0 = 0; it0 < iterations && wrong == 0; it0 += kBatch) {
+    std::vector<std::vector<std::int32_t>> got;
+    for (int it = it0; it < it0 + kBatch; ++it) got.push_back(call(true, comm, me, n, it));
+    for (int it = it0; it < it0 + kBatch; ++it) {
+      std::vector<std::int32_t> want = call(false, comm, me, n, it);
+      const std::vector<std::int32_t>& g = got[static_cast<std::size_t>(it - it0)];
+      long long w = 0;
+      for (std::size_t i = 0; i < want.size(); ++i) w += g[i] != want[i];
+      if (w != 0)
+        FAIL_CHECK("rank " << me << ": iteration " << it << " (kind " << it % 7 << ", root " << (it / 7) % n << "): "
+                           << w << " wrong elements");
+      wrong += w;
+    }
+  }
+  long long total = 0;
+  MPI_Allreduce(&wrong, &total, 1, MPI_LONG_LONG, MPI_SUM, comm);
+  CHECK(total == 0);
+}
+
+}  // namespace
+
+TEST_CASE("back-to-back small collectives with changing roots match the MPI library", "[shm][stress]") {
+  if (suite_kind() != MemKind::host) return;  // host inputs; tests/gpu covers device buffers
+  SECTION("MPI_COMM_WORLD") { stress(MPI_COMM_WORLD, 3000); }
+  SECTION("a split communicator") {
+    MPI_Comm half;
+    MPI_Comm_split(MPI_COMM_WORLD, rank() % 2, size() - rank(), &half);
+    stress(half, 1500);
+    MPI_Comm_free(&half);
+  }
+}
