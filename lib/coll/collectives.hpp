@@ -136,6 +136,9 @@ Sched shm_wait_rank(ShmArea& s, std::uint64_t k, int parity, int q);
 Sched shm_exchange(ShmArea& s, std::uint64_t k, int parity, int me, int n);
 #define SHM_CLAIM(s, k, me, n) \
   if (!::duct::coll::shm_claimed((s), (k), (me), (n))) DUCT_CO_TRY(co_await ::duct::coll::shm_claim((s), (k), (me), (n)))
+// The shm reduce: every rank writes its slot; the root (every rank when
+// `everyone`: allreduce) waits for all slots and reduces them in rank order.
+Sched shm_reduce(Context& ctx, const CollArgs& a, bool everyone);
 // After shm_exchange: reduce the n slots of `parity` in rank order into
 // `dst` (staged through host scratch when it is device memory).
 Status shm_reduce_slots(Context& ctx, ShmArea& s, int parity, const CollArgs& a, void* dst, MemKind dst_kind);

@@ -20,23 +20,11 @@
 // reduction: no message and no matching, below a UCX tag exchange on one
 // node.
 #include "coll/collectives.hpp"
-#include "coll/shm.hpp"
 
 namespace duct::coll {
 
-Sched allreduce_shm(Context& ctx, const CollArgs& a, std::uint32_t) {
-  ShmArea& s = *ctx.shm;
-  const int n = ctx.size(), me = ctx.rank();
-  const std::size_t bytes = a.count * elem_size(a.dt.elem);
-  const std::uint64_t k = s.next_seq();
-  const int p = static_cast<int>(k & 1);
-
-  SHM_CLAIM(s, k, me, n);
-  DUCT_CO_TRY(copy_local(s.slot(me, p), MemKind::host, a.sendbuf, a.send_kind, bytes));
-  DUCT_CO_TRY(co_await shm_exchange(s, k, p, me, n));
-  DUCT_CO_TRY(shm_reduce_slots(ctx, s, p, a, a.recvbuf, a.recv_kind));
-  s.finish(me, k);
-  co_return Status::ok();
-}
+// The shm reduce with every rank as a root (reduce/shm.cpp). Not a coroutine
+// itself: it hands back shm_reduce's, so no extra frame on this path.
+Sched allreduce_shm(Context& ctx, const CollArgs& a, std::uint32_t) { return shm_reduce(ctx, a, /*everyone=*/true); }
 
 }  // namespace duct::coll

@@ -7,7 +7,7 @@
 
 namespace duct::coll {
 
-Sched reduce_shm(Context& ctx, const CollArgs& a, std::uint32_t) {
+Sched shm_reduce(Context& ctx, const CollArgs& a, bool everyone) {
   ShmArea& s = *ctx.shm;
   const int n = ctx.size(), me = ctx.rank();
   const std::size_t bytes = a.count * elem_size(a.dt.elem);
@@ -16,7 +16,7 @@ Sched reduce_shm(Context& ctx, const CollArgs& a, std::uint32_t) {
   SHM_CLAIM(s, k, me, n);
   DUCT_CO_TRY(copy_local(s.slot(me, p), MemKind::host, a.sendbuf, a.send_kind, bytes));
   // A non-root writes and goes; the root waits for every slot.
-  if (me == a.root) {
+  if (everyone || me == a.root) {
     DUCT_CO_TRY(co_await shm_exchange(s, k, p, me, n));
     DUCT_CO_TRY(shm_reduce_slots(ctx, s, p, a, a.recvbuf, a.recv_kind));
   } else {
@@ -25,5 +25,7 @@ Sched reduce_shm(Context& ctx, const CollArgs& a, std::uint32_t) {
   s.finish(me, k);
   co_return Status::ok();
 }
+
+Sched reduce_shm(Context& ctx, const CollArgs& a, std::uint32_t) { return shm_reduce(ctx, a, /*everyone=*/false); }
 
 }  // namespace duct::coll
