@@ -51,11 +51,18 @@ constexpr Var kTable[] = {
      "UCX endpoints detect failed peer processes (UCP_ERR_HANDLING_MODE_PEER with keepalive), so a "
      "rank that dies makes the others return an error; 0 keeps UCX's fastest transports but a dead "
      "peer is then only caught by DUCT_TIMEOUT"},
+    {"DUCT_ENGINE", Kind::boolean, "1", nullptr, true,
+     "device engine for single-node communicators whose ranks reach each other by CUDA IPC: device "
+     "collectives in one kernel over the peers' mapped buffers; 0 uses the channel algorithms"},
     {"DUCT_INTERPOSE", Kind::boolean, "1", nullptr, true,
      "with libduct-mpi loaded (LD_PRELOAD): 1 serves the program's MPI collectives with duct, 0 passes "
      "every call to the MPI library unchanged"},
     {"DUCT_IPC_CACHE_SIZE", Kind::integer, "256", nullptr, false,
-     "peer allocations kept open by the cuda_ipc channel (least recently used ones are closed)"},
+     "peer allocations kept open by the cuda_ipc channel and the device engine (least recently used "
+     "ones are closed)"},
+    {"DUCT_IPC_CACHE_BYTES", Kind::size, "1G", nullptr, false,
+     "bytes of peer allocations kept mapped beyond those of the last 64 uses: a mapping keeps the "
+     "peer's memory allocated after the peer frees it, so least recently used ones are closed above this"},
 };
 
 std::string_view trim(std::string_view s) {
@@ -135,6 +142,7 @@ Status apply(const Var& v, const char* value, Config* c) {
   if (name == "DUCT_PIPELINE_CHUNK") return size_field(&c->pipeline_chunk, 4096);
   if (name == "DUCT_EAGER_LIMIT") return size_field(&c->eager_limit, 0);
   if (name == "DUCT_RING_SEGMENT") return size_field(&c->ring_segment, 4096);
+  if (name == "DUCT_IPC_CACHE_BYTES") return size_field(&c->ipc_cache_bytes, 0);
   if (name == "DUCT_TIMEOUT") {
     double t;
     if (!parse_seconds(value, &t)) return bad_value(v, value, "a number of seconds (0: off)");
@@ -148,6 +156,7 @@ Status apply(const Var& v, const char* value, Config* c) {
   if (name == "DUCT_CHECK") return bool_field(&c->check);
   if (name == "DUCT_PEER_FAILURE") return bool_field(&c->peer_failure);
   if (name == "DUCT_INTERPOSE") return bool_field(&c->interpose);
+  if (name == "DUCT_ENGINE") return bool_field(&c->engine);
   auto long_field = [&](long* field, long lo, long hi, const char* expected) -> Status {
     long n;
     if (!parse_long(value, &n) || n < lo || n > hi) return bad_value(v, value, expected);

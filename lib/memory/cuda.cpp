@@ -20,7 +20,13 @@ namespace duct::memory::cuda {
 
 namespace {
 
+// Every failure duct handles is also taken off the thread's last-error slot:
+// otherwise the next kernel launch, which checks cudaGetLastError, would
+// report this old error as its own (a failed IPC open that duct recovered
+// from made the next reduction "fail" with "resource already mapped").
+// Sticky errors (a faulted context) stay: CUDA reports them on every call.
 Status cuda_error(cudaError_t e, const char* call) {
+  (void)cudaGetLastError();
   return make_error(Errc::cuda, "%s failed: %s (%s)", call, cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
@@ -289,10 +295,12 @@ Status ipc_get_handle(void* base, IpcHandle* out) noexcept {
   return Status::ok();
 }
 
-Status ipc_open(const IpcHandle& in, void** mapped) noexcept {
+Status ipc_open(const IpcHandle& in, void** mapped, bool* already_mapped) noexcept {
   cudaIpcMemHandle_t h;
   std::memcpy(&h, in.bytes, sizeof h);
-  DUCT_CUDA_CHECK(cudaIpcOpenMemHandle(mapped, h, cudaIpcMemLazyEnablePeerAccess));
+  cudaError_t e = cudaIpcOpenMemHandle(mapped, h, cudaIpcMemLazyEnablePeerAccess);
+  if (already_mapped) *already_mapped = e == cudaErrorAlreadyMapped;
+  if (e != cudaSuccess) return cuda_error(e, "cudaIpcOpenMemHandle");
   return Status::ok();
 }
 

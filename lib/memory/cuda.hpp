@@ -80,7 +80,9 @@ Status event_query(void* ev, bool* done) noexcept;
 // CUDA IPC (same node): export the allocation starting at `base`, open a
 // peer's export, and close a mapping.
 Status ipc_get_handle(void* base, IpcHandle* out) noexcept;
-Status ipc_open(const IpcHandle& h, void** mapped) noexcept;
+// *already_mapped (may be null) tells a failure because this process still
+// maps an old allocation in that range (cudaErrorAlreadyMapped).
+Status ipc_open(const IpcHandle& h, void** mapped, bool* already_mapped) noexcept;
 Status ipc_close(void* mapped) noexcept;
 
 // Release duct's streams and events (at finalize).

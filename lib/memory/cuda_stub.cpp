@@ -43,7 +43,10 @@ void event_destroy(void*) noexcept {}
 Status event_record(void*, void*) noexcept { return no_cuda("cudaEventRecord"); }
 Status event_query(void*, bool*) noexcept { return no_cuda("cudaEventQuery"); }
 Status ipc_get_handle(void*, IpcHandle*) noexcept { return no_cuda("cudaIpcGetMemHandle"); }
-Status ipc_open(const IpcHandle&, void**) noexcept { return no_cuda("cudaIpcOpenMemHandle"); }
+Status ipc_open(const IpcHandle&, void**, bool* already_mapped) noexcept {
+  if (already_mapped) *already_mapped = false;
+  return no_cuda("cudaIpcOpenMemHandle");
+}
 Status ipc_close(void*) noexcept { return no_cuda("cudaIpcCloseMemHandle"); }
 void shutdown() noexcept {}
 

@@ -4,16 +4,33 @@
 // given allocation only once, so mappings are kept. An entry is keyed by the
 // peer process and the allocation's base, size and CUDA buffer id: a buffer
 // freed by the peer and a new one allocated at the same address have
-// different buffer ids, so a stale mapping is never served. The cache holds
-// at most `capacity` unpinned mappings and closes the least recently used
-// one beyond that; mappings in use by a copy are pinned until released.
-// Every mapping of a peer is closed when the last communicator reaching that
-// peer is freed, and all of them at MPI_Finalize.
+// different buffer ids, so a stale mapping is never served.
+//
+// A mapping keeps the peer's allocation alive after the peer frees it, and
+// CUDA refuses to open a new allocation over a range this process still has
+// mapped (cudaErrorAlreadyMapped). So, as UCX's cuda_ipc cache does, entries
+// of each peer are also indexed by address range: on a miss, every unpinned
+// mapping of that peer whose range overlaps the new one (and whose buffer id
+// therefore differs) is stale and closed before the open; if the open still
+// reports "already mapped", every unpinned mapping of that peer is closed and
+// the open tried once more.
+//
+// The cache holds at most `capacity` unpinned mappings and closes the least
+// recently used ones beyond that; mappings in use are pinned until released.
+// It also closes least recently used mappings while more than
+// `capacity_bytes` of the peers' allocations are mapped, except those used
+// in the last kRecentUses acquisitions: a working set of large buffers (a
+// 1 GiB allreduce maps two 1 GiB allocations per peer) is not reopened on
+// every call, while a program that frees and allocates buffers does not
+// keep more than that bound of its peers' freed memory alive for long. Every mapping of
+// a peer is closed when the last communicator reaching that peer is freed,
+// and all of them at MPI_Finalize.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <list>
+#include <map>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -45,18 +62,26 @@ struct IpcKeyHash {
 class IpcCache {
  public:
   // How mappings are opened and closed: CUDA IPC, or stand-ins in unit tests.
+  // open sets *already_mapped when it failed because the range is mapped
+  // in this process already (a stale mapping of a freed allocation).
   struct Ops {
-    Status (*open)(const IpcHandle&, void**) noexcept;
+    Status (*open)(const IpcHandle&, void**, bool* already_mapped) noexcept;
     Status (*close)(void*) noexcept;
   };
   struct Stats {
     std::uint64_t hits = 0, misses = 0, evictions = 0;
-    std::size_t open = 0;    // mappings currently open
-    std::size_t pinned = 0;  // of which in use
+    std::uint64_t stale = 0;    // mappings closed because the peer's range now holds another allocation
+    std::uint64_t retries = 0;  // opens retried after "already mapped"
+    std::size_t open = 0;       // mappings currently open
+    std::size_t pinned = 0;     // of which in use
+    std::size_t bytes = 0;      // bytes of the peers' allocations mapped
   };
 
-  explicit IpcCache(std::size_t capacity) : IpcCache(capacity, Ops{&cuda::ipc_open, &cuda::ipc_close}) {}
-  IpcCache(std::size_t capacity, Ops ops) : capacity_(capacity), ops_(ops) {}
+  static constexpr std::size_t kUnbounded = ~std::size_t{0};
+  explicit IpcCache(std::size_t capacity, std::size_t capacity_bytes = kUnbounded)
+      : IpcCache(capacity, Ops{&cuda::ipc_open, &cuda::ipc_close}, capacity_bytes) {}
+  IpcCache(std::size_t capacity, Ops ops, std::size_t capacity_bytes = kUnbounded)
+      : capacity_(capacity), capacity_bytes_(capacity_bytes), ops_(ops) {}
   ~IpcCache() { clear(); }
   IpcCache(const IpcCache&) = delete;
   IpcCache& operator=(const IpcCache&) = delete;
@@ -68,7 +93,9 @@ class IpcCache {
   // Close every mapping (pinned ones too: callers have stopped).
   void clear() noexcept;
   void set_capacity(std::size_t capacity) noexcept;
+  void set_capacity_bytes(std::size_t bytes) noexcept;
   std::size_t capacity() const;
+  std::size_t capacity_bytes() const;
   Stats stats() const;
 
   // Communicators that reach a peer process through cuda_ipc hold a
@@ -77,26 +104,39 @@ class IpcCache {
   void retain_peer(std::uint64_t peer);
   void release_peer(std::uint64_t peer) noexcept;
 
-  // "4 open (1 in use) of 256; 1000 hits, 4 misses, 0 evictions".
+  // "4 open (1 in use, 12 MiB) of 256 / 1024 MiB; 1000 hits, 4 misses, 0 evictions, 0 stale".
   std::string describe() const;
 
-  // The process-wide cache used by the cuda_ipc channel; its capacity is
-  // DUCT_IPC_CACHE_SIZE.
+  // The process-wide cache used by the cuda_ipc channel and the device
+  // engine; its bounds are DUCT_IPC_CACHE_SIZE and DUCT_IPC_CACHE_BYTES.
   static IpcCache& instance();
 
  private:
+  static constexpr std::uint64_t kRecentUses = 64;
   struct Entry {
     IpcKey key;
     void* mapped;
     int pins;
+    std::uint64_t last_use;  // value of uses_ at the last acquire
   };
+  using Iter = std::list<Entry>::iterator;
   void evict_locked() noexcept;
+  void close_locked(Iter it) noexcept;
+  // Close the unpinned mappings of `peer` overlapping [base, base+size)
+  // (all of its mappings when size is 0); returns how many.
+  std::size_t close_peer_range_locked(std::uint64_t peer, std::uint64_t base, std::uint64_t size) noexcept;
 
   mutable std::mutex mutex_;
   std::size_t capacity_;
+  std::size_t capacity_bytes_;
+  std::size_t bytes_ = 0;
+  std::uint64_t uses_ = 0;  // acquisitions so far
   Ops ops_;
   std::list<Entry> lru_;  // front = most recently used
-  std::unordered_map<IpcKey, std::list<Entry>::iterator, IpcKeyHash> map_;
+  std::unordered_map<IpcKey, Iter, IpcKeyHash> map_;
+  // Per peer, its mappings by allocation base (ranges of one peer that are
+  // both mapped never overlap: CUDA would refuse the second open).
+  std::unordered_map<std::uint64_t, std::multimap<std::uint64_t, Iter>> by_range_;
   std::unordered_map<std::uint64_t, int> peer_refs_;
   Stats stats_;
 };
