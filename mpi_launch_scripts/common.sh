@@ -110,7 +110,7 @@ duct_build_san() {
   if [ ! -f "$DUCTBUILD_SAN/build.ninja" ]; then
     duct_log "configuring $DUCTBUILD_SAN (clang, AddressSanitizer + UBSan, sanitizer suite)"
     CC=clang CXX=clang++ meson setup "$DUCTBUILD_SAN" "$DUCTDIR" -Dcuda=disabled -Dsanitize_suite=true \
-      -Db_sanitize=address,undefined -Db_lundef=false -Db_lto=false -Dbuildtype=debugoptimized \
+      -Db_sanitize=address,undefined -Db_lundef=false -Db_lto=false -Dlto=disabled -Dbuildtype=debugoptimized \
       >"$DUCTDIR/.meson-setup-san.log" 2>&1 || { cat "$DUCTDIR/.meson-setup-san.log" >&2; return 1; }
   fi
   duct_log "building (ninja -C $DUCTBUILD_SAN)"
