@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "channel/ucx.hpp"
+#include "coll/engine.hpp"
 #include "coll/shm.hpp"
 #include "coll/task.hpp"
 #include "core/config.hpp"
@@ -28,6 +29,7 @@ bool g_finalized = false;
 Context::~Context() { release(); }
 
 void Context::release() noexcept {
+  engine.reset();
   shm.reset();  // collective (MPI_Win_free): every rank releases in the same order
   const bool ipc = channels && channels->uses_ipc();
   channels.reset();
@@ -239,6 +241,13 @@ Status Runtime::create_context(MPI_Comm comm, Context** out) {
   if (ctx->topo.num_nodes == 1 && ctx->topo.size > 1) {
     Status st = ShmArea::create(ctx->dup, ctx->topo.rank, ctx->topo.size, &ctx->shm);
     if (!st) DUCT_INFO(init, "no shared-memory area (%s): small collectives use messages", st.message().c_str());
+  }
+  if (std::string why; Engine::possible(*ctx, &why)) {
+    ctx->engine = std::make_unique<Engine>(*ctx);
+    DUCT_INFO(init, "device engine on: %s", ctx->engine->one_gpu() ? "every rank on one GPU, rank 0 does the work"
+                                                                     : "ranks on several GPUs, each does its share");
+  } else if (ctx->topo.num_nodes == 1 && ctx->topo.size > 1) {
+    DUCT_INFO(init, "no device engine: %s", why.c_str());
   }
 
   auto mode = config::get().yield;

@@ -31,6 +31,7 @@
 namespace duct::coll {
 
 class ShmArea;
+class Engine;
 
 class Context {
  public:
@@ -42,6 +43,7 @@ class Context {
   std::uint32_t cid = 0;
   std::unique_ptr<channel::ChannelSet> channels;
   std::unique_ptr<ShmArea> shm;  // single-node communicators only
+  std::unique_ptr<Engine> engine;  // single node, every rank with CUDA IPC (coll/engine.hpp)
   bool yield = false;  // give up the core while waiting (oversubscribed node)
   // Set by the first collective that fails (timeout, failed peer, transport
   // error): its messages may still be in flight, so every later call on the
@@ -63,6 +65,7 @@ class Context {
   struct LastChoice {
     std::size_t bytes = ~std::size_t{0};
     int algo = -1;
+    int fallback = -1;    // when algo is the device engine: the algorithm without it
     int generation = -1;  // of the rules it was made with
     bool device = false;
   };

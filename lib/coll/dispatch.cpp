@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "coll/collectives.hpp"
+#include "coll/engine.hpp"
 #include "coll/shm.hpp"
 #include "coll/task.hpp"
 #include "core/config.hpp"
@@ -23,6 +24,18 @@ struct Impl {
 // Every implementation, by the names select/ uses: the one explicit table
 // (no registration at static-initialisation time).
 constexpr Impl kImpls[] = {
+    // The device engine's entries stand for engine_collective (run_collective
+    // calls it with the fallback algorithm); they are never called.
+    {Coll::allreduce, "engine", nullptr},
+    {Coll::bcast, "engine", nullptr},
+    {Coll::reduce, "engine", nullptr},
+    {Coll::allgather, "engine", nullptr},
+    {Coll::allgatherv, "engine", nullptr},
+    {Coll::reduce_scatter_block, "engine", nullptr},
+    {Coll::reduce_scatter, "engine", nullptr},
+    {Coll::alltoall, "engine", nullptr},
+    {Coll::gather, "engine", nullptr},
+    {Coll::scatter, "engine", nullptr},
     {Coll::allreduce, "shm", &allreduce_shm},
     {Coll::allreduce, "recursive_doubling", &allreduce_recursive_doubling},
     {Coll::allreduce, "ring", &allreduce_ring},
@@ -73,6 +86,10 @@ AlgoFn impl_of(int algo) {
     return v;
   }();
   return algo >= 0 && static_cast<size_t>(algo) < by_index.size() ? by_index[static_cast<size_t>(algo)] : nullptr;
+}
+
+bool is_engine(int algo) {
+  return algo >= 0 && std::strcmp(select::algorithms()[static_cast<size_t>(algo)].name, "engine") == 0;
 }
 
 // The size selection sees, equal on every rank (select::Query::bytes).
@@ -143,20 +160,28 @@ Status run_collective(Context& ctx, const CollArgs& a) {
   Runtime* rt = Runtime::ready();
   if (!rt) DUCT_TRY(Runtime::get(&rt));
   select::Query q{a.coll, query_bytes(a, ctx.size()), ctx.size(), ctx.topo.num_nodes,
-                  ctx.shm ? ShmArea::kSlotBytes : 0, a.recv_kind == MemKind::device};
+                  ctx.shm ? ShmArea::kSlotBytes : 0, a.recv_kind == MemKind::device, ctx.engine != nullptr};
   if (a.coll == Coll::scatter || a.coll == Coll::scatterv || a.coll == Coll::bcast)
     q.device = (ctx.rank() == a.root ? a.send_kind : a.recv_kind) == MemKind::device;
+  else if (a.coll == Coll::reduce || a.coll == Coll::gather)
+    q.device = a.send_kind == MemKind::device &&
+               (ctx.rank() != a.root || a.recv_kind == MemKind::device);
 
   // Repeated calls of one size skip the rule table (per collective, per rules generation).
   Context::LastChoice& last = ctx.last_choice[static_cast<int>(a.coll)];
-  int algo;
-  if (last.bytes == q.bytes && last.generation == rt->rules_generation() && last.device == q.device) {
-    algo = last.algo;
-  } else {
-    algo = rt->table().choose(q);
-    last = {q.bytes, algo, rt->rules_generation(), q.device};
+  if (last.bytes != q.bytes || last.generation != rt->rules_generation() || last.device != q.device) {
+    const int algo = rt->table().choose(q);
+    int fallback = -1;
+    if (is_engine(algo)) {
+      select::Query without = q;
+      without.engine = false;
+      fallback = rt->table().choose(without);
+    }
+    last = {q.bytes, algo, fallback, rt->rules_generation(), q.device};
   }
-  AlgoFn fn = impl_of(algo);
+  const int algo = last.algo;
+  const bool engine = last.fallback >= 0;
+  AlgoFn fn = impl_of(engine ? last.fallback : algo);
   if (!fn) return make_error(Errc::internal, "%s: algorithm %d has no implementation", a.call, algo);
   const char* name = select::algorithms()[static_cast<size_t>(algo)].name;
 
@@ -166,11 +191,21 @@ Status run_collective(Context& ctx, const CollArgs& a) {
     if (ctx.first_time(sig)) {
       std::string why;
       rt->table().choose(q, &why);
-      DUCT_INFO(coll, "%s on %d ranks (%d node(s)), %s memory: %s, because %s", a.call, ctx.size(), ctx.topo.num_nodes,
-                q.device ? "device" : "host", name, why.c_str());
+      DUCT_INFO(coll, "%s on %d ranks (%d node(s)), %s memory: %s, because %s%s%s", a.call, ctx.size(),
+                ctx.topo.num_nodes, q.device ? "device" : "host", name, why.c_str(),
+                engine ? "; without it: " : "",
+                engine ? select::algorithms()[static_cast<size_t>(last.fallback)].name : "");
     }
   }
-  Task task(fn(ctx, a, ctx.next_seq()), TaskInfo{a.call, name, q.bytes, ctx.cid});
+  const std::uint32_t seq = ctx.next_seq();
+  if (engine) {
+    Task task(engine_collective(ctx, a, seq, fn), TaskInfo{a.call, name, q.bytes, ctx.cid});
+    return run(ctx, task);
+  }
+  // Every call on an engine communicator is numbered there on every rank:
+  // ranks that take the engine learn from this one that it does not.
+  if (ctx.engine) ctx.engine->decline();
+  Task task(fn(ctx, a, seq), TaskInfo{a.call, name, q.bytes, ctx.cid});
   return run(ctx, task);
 }
 

@@ -14,7 +14,8 @@ constexpr std::size_t kLine = 64;
 // (8 bytes) | data], starting on a cache line.
 constexpr std::size_t kSlotStride = (8 + ShmArea::kSlotBytes + kLine - 1) / kLine * kLine;
 constexpr std::size_t kDoneLine = kLine;
-constexpr std::size_t kRegion = kDoneLine + 2 * kSlotStride;
+constexpr std::size_t kEngineAt = kDoneLine + 2 * kSlotStride;
+constexpr std::size_t kRegion = kEngineAt + kLine + ShmArea::kEngineBytes;
 static_assert(std::atomic_ref<std::uint64_t>::is_always_lock_free, "shared-memory flags need lock-free atomics");
 }  // namespace
 
@@ -40,6 +41,7 @@ Status ShmArea::create(MPI_Comm comm, int rank, int size, std::unique_ptr<ShmAre
   std::memset(mine, 0, 8);
   std::memset(mine + kDoneLine, 0, 8);
   std::memset(mine + kDoneLine + kSlotStride, 0, 8);
+  std::memset(mine + kEngineAt, 0, 8);
   a->base_.resize(static_cast<std::size_t>(size));
   for (int r = 0; r < size; ++r) {
     MPI_Aint bytes = 0;
@@ -76,6 +78,12 @@ void* ShmArea::slot(int r, int parity) const {
 std::uint64_t* ShmArea::done(int r) const {
   return reinterpret_cast<std::uint64_t*>(base_[static_cast<std::size_t>(r)]);
 }
+
+std::uint64_t* ShmArea::engine_word(int r) const {
+  return reinterpret_cast<std::uint64_t*>(base_[static_cast<std::size_t>(r)] + kEngineAt);
+}
+
+void* ShmArea::engine_desc(int r) const { return base_[static_cast<std::size_t>(r)] + kEngineAt + kLine; }
 
 void ShmArea::finish(int me, std::uint64_t k) const {
   std::atomic_ref<std::uint64_t>(*done(me)).store(k, std::memory_order_release);

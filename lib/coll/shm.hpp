@@ -50,6 +50,11 @@ class ShmArea {
   void* slot(int r, int parity) const;
   // Rank r's done sequence number (std::atomic_ref).
   std::uint64_t* done(int r) const;
+  // The device engine's part of rank r's region (coll/engine.hpp): its
+  // phase word on a cache line of its own, then kEngineBytes of descriptor.
+  static constexpr std::size_t kEngineBytes = 512;
+  std::uint64_t* engine_word(int r) const;
+  void* engine_desc(int r) const;
   // This rank finished sequence k: publish it (release).
   void finish(int me, std::uint64_t k) const;
   // This rank saw every rank publish sequence k.

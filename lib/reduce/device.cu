@@ -65,29 +65,186 @@ cudaError_t launch(void* dst, const void* a, const void* b, size_t n, cudaStream
 
 using Launcher = cudaError_t (*)(void*, const void*, const void*, size_t, cudaStream_t);
 
-Launcher find(Elem e, RedOp op) {
-  return ops::visit_elem(ops::canonical_elem(e, op), [op](auto t) -> Launcher {
+// The kernel of `Pick` for (element, op), or nullptr where duct has none.
+// Signed integer kernels exist only for min/max (see canonical_elem).
+template <class Pick>
+typename Pick::Fn find_kernel(Elem e, RedOp op) {
+  using Fn = typename Pick::Fn;
+  return ops::visit_elem(ops::canonical_elem(e, op), [op](auto t) -> Fn {
     using S = typename decltype(t)::type;
-    return ops::visit_op(op, [](auto o) -> Launcher {
+    return ops::visit_op(op, [](auto o) -> Fn {
       constexpr RedOp O = decltype(o)::value;
-      // Signed integer kernels exist only for min/max (see canonical_elem).
       constexpr bool signed_int = std::is_integral_v<S> && std::is_signed_v<S>;
       if constexpr (ops::implemented<S, O>() && (!signed_int || O == RedOp::min || O == RedOp::max))
-        return &launch<S, O>;
+        return Pick::template get<S, O>();
       else
         return nullptr;
     });
   });
 }
 
+struct PickPairwise {
+  using Fn = Launcher;
+  template <class S, RedOp O>
+  static Fn get() { return &launch<S, O>; }
+};
+
+// ---- the device engine's kernels ---------------------------------------------
+//
+// multi_kernel: each thread loads element i (16 bytes at a time when every
+// pointer is aligned) from every source first, so the loads of all ranks are
+// in flight together, then folds them left to right and stores the result
+// to every destination. One pass over pN bytes read and pN written is the
+// least an allreduce of p ranks can move (the memory-bound kernel of NCCL's
+// one-shot/two-shot "LD...ST" symmetric kernels). Guarded unrolled loops
+// keep the pointer arrays in parameter space (no local-memory copy).
+
+constexpr int kEngineThreads = 512;
+
+int sm_count() {
+  static int n = [] {
+    int dev = 0, v = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return 108;
+    }
+    return v;
+  }();
+  return n;
+}
+
+unsigned engine_blocks(size_t work_items, unsigned per_sm) {
+  size_t blocks = (work_items + kEngineThreads - 1) / kEngineThreads;
+  const size_t cap = static_cast<size_t>(sm_count()) * per_sm;
+  if (blocks > cap) blocks = cap;
+  return static_cast<unsigned>(blocks < 1 ? 1 : blocks);
+}
+
+template <class S, RedOp Op>
+__device__ __forceinline__ uint4 fold16(uint4 a, uint4 b) {
+  constexpr int V = sizeof(uint4) / sizeof(S);
+  uint4 r;
+  const S* pa = reinterpret_cast<const S*>(&a);
+  const S* pb = reinterpret_cast<const S*>(&b);
+  S* pr = reinterpret_cast<S*>(&r);
+#pragma unroll
+  for (int k = 0; k < V; ++k) pr[k] = one<S, Op>(pa[k], pb[k]);
+  return r;
+}
+
+template <class S, RedOp Op>
+__global__ void __launch_bounds__(kEngineThreads) multi_kernel(const MultiReduce m, bool vec) {
+  const size_t tid = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+  size_t done = 0;
+  if (vec) {
+    constexpr size_t V = sizeof(uint4) / sizeof(S);
+    const size_t nv = m.count / V;
+    for (size_t i = tid; i < nv; i += stride) {
+      uint4 v[kMaxPeers];
+#pragma unroll
+      for (int q = 0; q < kMaxPeers; ++q)
+        if (q < m.nsrc) v[q] = reinterpret_cast<const uint4*>(m.src[q])[i];
+      uint4 acc = v[0];
+#pragma unroll
+      for (int q = 1; q < kMaxPeers; ++q)
+        if (q < m.nsrc) acc = fold16<S, Op>(acc, v[q]);
+#pragma unroll
+      for (int d = 0; d < kMaxPeers; ++d)
+        if (d < m.ndst) reinterpret_cast<uint4*>(m.dst[d])[i] = acc;
+    }
+    done = nv * V;
+  }
+  for (size_t i = done + tid; i < m.count; i += stride) {
+    S acc = static_cast<const S*>(m.src[0])[i];
+#pragma unroll
+    for (int q = 1; q < kMaxPeers; ++q)
+      if (q < m.nsrc) acc = one<S, Op>(acc, static_cast<const S*>(m.src[q])[i]);
+#pragma unroll
+    for (int d = 0; d < kMaxPeers; ++d)
+      if (d < m.ndst) static_cast<S*>(m.dst[d])[i] = acc;
+  }
+}
+
+template <class S, RedOp Op>
+cudaError_t launch_multi(const MultiReduce& m, cudaStream_t stream) {
+  bool vec = true;
+  for (int q = 0; q < m.nsrc; ++q) vec = vec && (reinterpret_cast<uintptr_t>(m.src[q]) & 15u) == 0;
+  for (int d = 0; d < m.ndst; ++d) vec = vec && (reinterpret_cast<uintptr_t>(m.dst[d]) & 15u) == 0;
+  const size_t work = vec ? m.count / (sizeof(uint4) / sizeof(S)) + 1 : m.count;
+  multi_kernel<S, Op><<<engine_blocks(work, 4), kEngineThreads, 0, stream>>>(m, vec);
+  return cudaGetLastError();
+}
+
+struct PickMulti {
+  using Fn = cudaError_t (*)(const MultiReduce&, cudaStream_t);
+  template <class S, RedOp O>
+  static Fn get() { return &launch_multi<S, O>; }
+};
+
+// One block row (blockIdx.y) per copy; 16-byte moves where both ends are
+// aligned, 4-byte or single-byte moves otherwise.
+__global__ void __launch_bounds__(kEngineThreads) copy_kernel(const CopyList l) {
+  const int e = blockIdx.y;
+  const char* s = static_cast<const char*>(l.src[e]);
+  char* d = static_cast<char*>(l.dst[e]);
+  const size_t n = l.bytes[e];
+  const size_t tid = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+  const uintptr_t mis = reinterpret_cast<uintptr_t>(s) | reinterpret_cast<uintptr_t>(d);
+  size_t done = 0;
+  if ((mis & 15u) == 0) {
+    const size_t nv = n / 16;
+    for (size_t i = tid; i < nv; i += stride) reinterpret_cast<uint4*>(d)[i] = reinterpret_cast<const uint4*>(s)[i];
+    done = nv * 16;
+  } else if ((mis & 3u) == 0) {
+    const size_t nv = n / 4;
+    for (size_t i = tid; i < nv; i += stride)
+      reinterpret_cast<uint32_t*>(d)[i] = reinterpret_cast<const uint32_t*>(s)[i];
+    done = nv * 4;
+  }
+  for (size_t i = done + tid; i < n; i += stride) d[i] = s[i];
+}
+
 }  // namespace
 
 bool device_built() noexcept { return true; }
 
+Status device_multi(const MultiReduce& m, Elem e, RedOp op, void* stream) noexcept {
+  if (m.count == 0 || m.ndst == 0) return Status::ok();
+  if (m.nsrc < 1 || m.nsrc > kMaxPeers || m.ndst > kMaxPeers)
+    return make_error(Errc::internal, "engine reduction of %d sources into %d destinations", m.nsrc, m.ndst);
+  PickMulti::Fn l = (e < Elem::count_ && op < RedOp::count_) ? find_kernel<PickMulti>(e, op) : nullptr;
+  if (!l) return make_error(Errc::internal, "no device kernel for %s on %s", op_name(op), elem_name(e));
+  cudaError_t err = l(m, static_cast<cudaStream_t>(stream));
+  if (err != cudaSuccess)
+    return make_error(Errc::cuda, "launch of the engine's %s %s reduction of %d ranks (%zu elements) failed: %s",
+                      elem_name(e), op_name(op), m.nsrc, m.count, cudaGetErrorString(err));
+  return Status::ok();
+}
+
+Status device_copies(const CopyList& l, void* stream) noexcept {
+  if (l.n < 0 || l.n > kMaxCopies) return make_error(Errc::internal, "engine copy list of %d entries", l.n);
+  size_t most = 0;
+  for (int i = 0; i < l.n; ++i) most = l.bytes[i] > most ? l.bytes[i] : most;
+  if (most == 0) return Status::ok();
+  unsigned x = engine_blocks((most + 15) / 16, 8);
+  unsigned y = static_cast<unsigned>(l.n);
+  // Keep the whole grid near 8 blocks per SM: more rows, fewer blocks per row.
+  const unsigned cap = static_cast<unsigned>(sm_count()) * 8u;
+  if (x * y > cap) x = cap / y > 0 ? cap / y : 1;
+  copy_kernel<<<dim3(x, y), kEngineThreads, 0, static_cast<cudaStream_t>(stream)>>>(l);
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess)
+    return make_error(Errc::cuda, "launch of the engine's copy kernel (%d copies) failed: %s", l.n,
+                      cudaGetErrorString(err));
+  return Status::ok();
+}
+
 Status device(void* dst, const void* a, const void* b, size_t count, Elem e, RedOp op,
               void* stream) noexcept {
   if (count == 0) return Status::ok();
-  Launcher l = (e < Elem::count_ && op < RedOp::count_) ? find(e, op) : nullptr;
+  Launcher l = (e < Elem::count_ && op < RedOp::count_) ? find_kernel<PickPairwise>(e, op) : nullptr;
   if (!l)
     return make_error(Errc::internal, "no device kernel for %s on %s", op_name(op), elem_name(e));
   cudaError_t err = l(dst, a, b, count, static_cast<cudaStream_t>(stream));

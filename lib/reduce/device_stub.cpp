@@ -9,4 +9,12 @@ Status device(void*, const void*, const void*, size_t, Elem, RedOp, void*) noexc
   return make_error(Errc::not_supported, "duct was built without CUDA: no device reduction kernels");
 }
 
+Status device_multi(const MultiReduce&, Elem, RedOp, void*) noexcept {
+  return make_error(Errc::not_supported, "duct was built without CUDA: no device engine kernels");
+}
+
+Status device_copies(const CopyList&, void*) noexcept {
+  return make_error(Errc::not_supported, "duct was built without CUDA: no device engine kernels");
+}
+
 }  // namespace duct::reduce

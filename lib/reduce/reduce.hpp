@@ -42,4 +42,35 @@ Status device(void* dst, const void* a, const void* b, size_t count, Elem e, Red
 // Whether device kernels were compiled into this build.
 bool device_built() noexcept;
 
+// ---- the device engine's kernels (lib/coll/engine.cpp) ----------------------
+// One launch reads several ranks' device buffers directly (peers' through
+// CUDA IPC mappings) and writes several: no staging, no per-peer copy.
+
+constexpr int kMaxPeers = 16;  // ranks one engine launch can read or write
+
+// For i < count: r = src[0][i] op src[1][i] op ... op src[nsrc-1][i], folded
+// left to right (the same bits as the pairwise kernel applied in that order),
+// stored to dst[0][i] ... dst[ndst-1][i]. A dst may be a src of the same
+// index range (each element is read before it is written, by one thread);
+// other overlaps are not allowed. Pointers are device memory (mapped peer
+// memory included) of any alignment; 16-byte aligned ones take the vector path.
+struct MultiReduce {
+  const void* src[kMaxPeers] = {};
+  void* dst[kMaxPeers] = {};
+  int nsrc = 0, ndst = 0;
+  size_t count = 0;  // elements
+};
+Status device_multi(const MultiReduce& m, Elem e, RedOp op, void* stream) noexcept;
+
+// Several device-to-device copies in one launch (entries of 0 bytes are
+// skipped). Copies must not overlap one another.
+constexpr int kMaxCopies = 32;
+struct CopyList {
+  const void* src[kMaxCopies] = {};
+  void* dst[kMaxCopies] = {};
+  size_t bytes[kMaxCopies] = {};
+  int n = 0;
+};
+Status device_copies(const CopyList& l, void* stream) noexcept;
+
 }  // namespace duct::reduce

@@ -40,31 +40,41 @@ bool shm_share(const Query& q, std::string* why) {
   return true;
 }
 
+// The device engine decides with the other ranks whether every rank's
+// buffers qualify (coll/engine.hpp); here only what this rank knows.
+bool engine(const Query& q, std::string* why) {
+  if (!q.engine) return (*why = "no device engine on this communicator (see DUCT_LOG=info at its creation)"), false;
+  if (!q.device) return (*why = "this rank's buffers are host memory"), false;
+  return true;
+}
+
 bool several_nodes(const Query& q, std::string* why) {
   if (q.num_nodes > 1) return true;
   *why = "the communicator is on one node";
   return false;
 }
 
-// The built-in rules. Crossovers measured with duct-bench -A on 2 and 4
+// The built-in rules. The device engine comes first wherever it exists: on
+// one node it is one kernel over the peers' buffers, against a message
+// schedule (measured on an H100, docs/benchmarks/). Crossovers measured with duct-bench -A on 2 and 4
 // ranks of the 2-core build machine (docs/benchmarks/); the reasoning:
 // flat shared memory beats messages while the payload is small; recursive
 // doubling/halving, Bruck and binomial trees need few steps (latency), rings
 // and scatter+allgather move the least data per rank (bandwidth).
 constexpr const char* kDefaultRules =
     "allreduce/nodes:64k-inf:hierarchical;"
-    "allreduce:0-16k:shm,0-16k:recursive_doubling,16k-inf:ring;"
-    "bcast:0-16k:shm,0-64k:binomial,64k-inf:scatter_allgather;"
-    "reduce:0-16k:shm,0-64k:binomial,64k-inf:reduce_scatter_gather;"
-    "allgather:0-16k:shm,0-64k:bruck,64k-inf:ring;"
-    "allgatherv:0-64k:bruck,64k-inf:ring;"
-    "reduce_scatter_block:0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
-    "reduce_scatter:0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
-    "alltoall:0-4k:bruck,4k-inf:pairwise;"
+    "allreduce:0-inf:engine,0-16k:shm,0-16k:recursive_doubling,16k-inf:ring;"
+    "bcast:0-inf:engine,0-16k:shm,0-64k:binomial,64k-inf:scatter_allgather;"
+    "reduce:0-inf:engine,0-16k:shm,0-64k:binomial,64k-inf:reduce_scatter_gather;"
+    "allgather:0-inf:engine,0-16k:shm,0-64k:bruck,64k-inf:ring;"
+    "allgatherv:0-inf:engine,0-64k:bruck,64k-inf:ring;"
+    "reduce_scatter_block:0-inf:engine,0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
+    "reduce_scatter:0-inf:engine,0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
+    "alltoall:0-inf:engine,0-4k:bruck,4k-inf:pairwise;"
     "alltoallv:0-inf:pairwise;"
-    "gather:0-16k:shm,0-64k:binomial,64k-inf:linear;"
+    "gather:0-inf:engine,0-16k:shm,0-64k:binomial,64k-inf:linear;"
     "gatherv:0-inf:linear;"
-    "scatter:0-16k:shm,0-64k:binomial,64k-inf:linear;"
+    "scatter:0-inf:engine,0-16k:shm,0-64k:binomial,64k-inf:linear;"
     "scatterv:0-inf:linear;"
     "barrier:0-inf:shm,0-inf:dissemination";
 
@@ -160,6 +170,9 @@ bool parse_coll(const std::string& name, Coll* out) noexcept {
 const std::vector<AlgoDesc>& algorithms() {
   static const std::vector<AlgoDesc> all = {
       // allreduce
+      {Coll::allreduce, "engine",
+       "device engine, one node: RSxLD_AGxST, one kernel loads every rank's input through CUDA IPC, folds in rank order and stores to every rank's output (NCCL's symmetric kernels)",
+       false, engine},
       {Coll::allreduce, "shm",
        "single node: every rank writes its vector to node shared memory and reduces all of them in rank order "
        "(flat shared-memory collective as in Open MPI coll/sm and UCC tl/shm)",
@@ -179,6 +192,9 @@ const std::vector<AlgoDesc>& algorithms() {
        "(as in MVAPICH2 and NCCL's tree/ring split)",
        false, several_nodes},
       // bcast
+      {Coll::bcast, "engine",
+       "device engine, one node: the root's buffer copied into every rank's by one copy kernel over CUDA IPC mappings",
+       false, engine},
       {Coll::bcast, "shm", "single node: the root writes node shared memory, every rank copies it out", false,
        shm_whole},
       {Coll::bcast, "binomial", "binomial tree from the root, log2(n) steps (Thakur, Rabenseifner, Gropp 2005)", true,
@@ -192,6 +208,9 @@ const std::vector<AlgoDesc>& algorithms() {
        "(pipelined broadcast, Traff and Ripke 2008)",
        false, any},
       // reduce
+      {Coll::reduce, "engine",
+       "device engine, one node: RSxLD_ST, one kernel loads every rank's input and stores the result to the root",
+       false, engine},
       {Coll::reduce, "shm", "single node: every rank writes node shared memory, the root reduces in rank order", false,
        shm_whole},
       {Coll::reduce, "binomial", "binomial tree towards the root, log2(n) steps (Thakur, Rabenseifner, Gropp 2005)",
@@ -199,6 +218,9 @@ const std::vector<AlgoDesc>& algorithms() {
       {Coll::reduce, "reduce_scatter_gather",
        "ring reduce-scatter then gather of the reduced blocks at the root (Rabenseifner 2004)", false, any},
       // allgather
+      {Coll::allgather, "engine",
+       "device engine, one node: one copy kernel moves every rank's block into every rank's output over CUDA IPC",
+       false, engine},
       {Coll::allgather, "shm", "single node: every rank writes its block to node shared memory, every rank reads all",
        false, shm_share},
       {Coll::allgather, "bruck", "ceil(log2 n) steps of doubling block counts, any n (Bruck et al. 1997)", false, any},
@@ -208,9 +230,15 @@ const std::vector<AlgoDesc>& algorithms() {
       {Coll::allgather, "ring", "n-1 steps, each rank forwards the block it received last (Thakur et al. 2005)", true,
        any},
       // allgatherv
+      {Coll::allgatherv, "engine",
+       "device engine, one node: one copy kernel moves every rank's block into every rank's output over CUDA IPC",
+       false, engine},
       {Coll::allgatherv, "bruck", "Bruck's algorithm over blocks of different sizes (Bruck et al. 1997)", false, any},
       {Coll::allgatherv, "ring", "n-1 steps, each rank forwards the block it received last", true, any},
       // reduce_scatter_block
+      {Coll::reduce_scatter_block, "engine",
+       "device engine, one node: RSxLD, rank j's block loaded from every rank's input and folded into rank j's output",
+       false, engine},
       {Coll::reduce_scatter_block, "recursive_halving",
        "exchange half of the remaining vector with partners at distance n/2, n/4, ... (Thakur, Rabenseifner, Gropp "
        "2005)",
@@ -220,6 +248,9 @@ const std::vector<AlgoDesc>& algorithms() {
       {Coll::reduce_scatter_block, "ring", "ring reduce-scatter, segments pipelined across steps (Patarasuk, Yuan 2009)",
        true, any},
       // reduce_scatter
+      {Coll::reduce_scatter, "engine",
+       "device engine, one node: RSxLD, rank j's block loaded from every rank's input and folded into rank j's output",
+       false, engine},
       {Coll::reduce_scatter, "recursive_halving",
        "recursive halving over blocks of different sizes (Thakur, Rabenseifner, Gropp 2005)", false, power_of_two},
       {Coll::reduce_scatter, "pairwise",
@@ -227,6 +258,9 @@ const std::vector<AlgoDesc>& algorithms() {
       {Coll::reduce_scatter, "ring", "ring reduce-scatter over blocks of different sizes (Patarasuk, Yuan 2009)", true,
        any},
       // alltoall
+      {Coll::alltoall, "engine",
+       "device engine, one node: one copy kernel moves block j of every rank to rank j over CUDA IPC",
+       false, engine},
       {Coll::alltoall, "bruck",
        "ceil(log2 n) steps, each moving the blocks whose index has bit k set (Bruck et al. 1997)", false, any},
       {Coll::alltoall, "pairwise",
@@ -235,6 +269,9 @@ const std::vector<AlgoDesc>& algorithms() {
       {Coll::alltoallv, "pairwise",
        "n-1 steps; at step k every rank sends to rank+k and receives from rank-k (Thakur et al. 2005)", true, any},
       // gather
+      {Coll::gather, "engine",
+       "device engine, one node: every rank's block copied into the root's buffer by one copy kernel over CUDA IPC",
+       false, engine},
       {Coll::gather, "shm", "single node: every rank writes node shared memory, the root copies all blocks", false,
        shm_share},
       {Coll::gather, "binomial", "binomial tree towards the root, subtrees forward what they gathered", false, any},
@@ -242,6 +279,9 @@ const std::vector<AlgoDesc>& algorithms() {
       // gatherv
       {Coll::gatherv, "linear", "every rank sends its block straight to the root", true, any},
       // scatter
+      {Coll::scatter, "engine",
+       "device engine, one node: the root's blocks copied into every rank's buffer by one copy kernel over CUDA IPC",
+       false, engine},
       {Coll::scatter, "shm", "single node: the root writes all blocks to node shared memory, each rank copies its own",
        false, shm_whole},
       {Coll::scatter, "binomial", "binomial tree from the root, each subtree receives its blocks at once", false, any},

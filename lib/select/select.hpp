@@ -64,6 +64,7 @@ struct Query {
   int num_nodes = 1;
   std::size_t shm_bytes = 0;  // largest payload the node's shared-memory area takes (0: no area)
   bool device = false;        // the caller's buffers are device memory
+  bool engine = false;        // the communicator has a device engine (coll/engine.hpp)
 };
 
 struct AlgoDesc {

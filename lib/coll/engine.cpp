@@ -1,0 +1,428 @@
+// The device engine: see engine.hpp for the protocol and the kernels.
+#include "coll/engine.hpp"
+
+#include <atomic>
+#include <cstring>
+
+#include "coll/context.hpp"
+#include "coll/shm.hpp"
+#include "core/config.hpp"
+#include "core/log.hpp"
+#include "reduce/reduce.hpp"
+
+namespace duct::coll {
+
+namespace {
+
+// Phase word of a rank: call number * 8 + phase. Words only grow.
+enum Phase : std::uint64_t {
+  kDeclined = 1,    // arrived at call k, not taking the engine
+  kArrived = 2,     // arrived, eligible: descriptor written
+  kMapped = 3,      // opened every peer buffer it needs
+  kCannotMap = 4,   // could not: every rank falls back
+  kDone = 5,        // its share of the work is complete
+  kFailed = 6,      // its kernel failed (the call fails on every rank)
+};
+constexpr std::uint64_t word(std::uint64_t k, Phase p) { return k * 8 + p; }
+const char* phase_name(std::uint64_t p) {
+  static const char* names[] = {"none", "declined", "arrived", "mapped", "cannot map", "done", "failed", "?"};
+  return names[p & 7];
+}
+
+// One rank's buffer as its peers need it.
+struct EngineBuf {
+  memory::IpcHandle handle;
+  std::uint64_t base, size, offset;
+  unsigned long long id;
+  std::uint32_t present;  // 0: not significant here, or no data
+  std::uint32_t pad;
+};
+struct EngineDesc {
+  EngineBuf buf[2];  // kSend, kRecv
+};
+constexpr int kSend = 0, kRecv = 1;
+static_assert(sizeof(EngineDesc) <= ShmArea::kEngineBytes);
+
+std::uint64_t load(const std::uint64_t* w) { return std::atomic_ref<const std::uint64_t>(*w).load(std::memory_order_acquire); }
+
+// Wait until every other rank's phase word (or only rank `only`'s) reaches `target`.
+class PhaseWait final : public Waitable {
+ public:
+  PhaseWait(const ShmArea& s, int me, std::uint64_t target, const char* what)
+      : s_(s), me_(me), target_(target), what_(what) {}
+  void poll(bool* ready) override {
+    for (; next_ < s_.size(); ++next_) {
+      if (next_ == me_) continue;
+      if (load(s_.engine_word(next_)) < target_) {
+        *ready = false;
+        return;
+      }
+    }
+    *ready = true;
+  }
+  std::string describe() const override {
+    const std::uint64_t w = load(s_.engine_word(next_));
+    return strprintf("rank %d's device engine to reach \"%s\" of engine call %llu (it is at \"%s\" of call %llu; %s)",
+                     next_, phase_name(target_), static_cast<unsigned long long>(target_ / 8), phase_name(w),
+                     static_cast<unsigned long long>(w / 8), what_);
+  }
+
+ private:
+  const ShmArea& s_;
+  int me_;
+  std::uint64_t target_;
+  const char* what_;
+  int next_ = 0;
+};
+
+WaitAwaiter<PhaseWait> wait_phase(const ShmArea& s, int me, std::uint64_t k, Phase p, const char* what) {
+  return WaitAwaiter<PhaseWait>{PhaseWait(s, me, word(k, p), what)};
+}
+
+// Whether every other rank's word at call k has one of the phases in `ok`
+// (a word already past k means that rank left the call without the engine).
+// On false, *who is a rank that did not.
+bool all_at(const ShmArea& s, int me, std::uint64_t k, std::initializer_list<Phase> ok, int* who) {
+  for (int q = 0; q < s.size(); ++q) {
+    if (q == me) continue;
+    const std::uint64_t w = load(s.engine_word(q));
+    bool good = w / 8 == k;
+    if (good) {
+      good = false;
+      for (Phase p : ok) good = good || (w & 7) == p;
+    }
+    if (!good) {
+      *who = q;
+      return false;
+    }
+  }
+  return true;
+}
+
+void publish(const ShmArea& s, int me, std::uint64_t k, Phase p) {
+  std::atomic_ref<std::uint64_t>(*s.engine_word(me)).store(word(k, p), std::memory_order_release);
+}
+
+// Bytes of a rank's send and receive buffer in this call (0: not
+// significant on that rank, or empty).
+void buffer_bytes(const CollArgs& a, int r, int root, int n, std::size_t out[2]) {
+  const std::size_t esz = elem_size(a.dt.elem), un = static_cast<std::size_t>(n);
+  out[kSend] = out[kRecv] = 0;
+  switch (a.coll) {
+    case select::Coll::allreduce: out[kSend] = out[kRecv] = a.count * esz; break;
+    case select::Coll::reduce:
+      out[kSend] = a.count * esz;
+      out[kRecv] = r == root ? a.count * esz : 0;
+      break;
+    case select::Coll::reduce_scatter_block:
+      out[kSend] = a.count * esz * un;
+      out[kRecv] = a.count * esz;
+      break;
+    case select::Coll::reduce_scatter:
+      out[kSend] = a.recv_layout.total() * esz;
+      out[kRecv] = a.recv_layout.len[static_cast<std::size_t>(r)] * esz;
+      break;
+    case select::Coll::allgather:
+      out[kSend] = a.bytes;
+      out[kRecv] = a.bytes * un;
+      break;
+    case select::Coll::allgatherv:
+      out[kSend] = a.recv_layout.len[static_cast<std::size_t>(r)];
+      out[kRecv] = a.recv_layout.total();
+      break;
+    case select::Coll::alltoall: out[kSend] = out[kRecv] = a.bytes * un; break;
+    case select::Coll::bcast: out[kRecv] = a.bytes; break;
+    case select::Coll::gather:
+      out[kSend] = a.bytes;
+      out[kRecv] = r == root ? a.bytes * un : 0;
+      break;
+    case select::Coll::scatter:
+      out[kSend] = r == root ? a.bytes * un : 0;
+      out[kRecv] = a.bytes;
+      break;
+    default: break;
+  }
+}
+
+// Fill this rank's descriptor; false (with the reason) when it cannot take
+// the engine for this call.
+bool describe_buffers(const Engine& e, const CollArgs& a, int me, int n, EngineDesc* d, std::string* why) {
+  using select::Coll;
+  if (a.in_place && (a.coll == Coll::alltoall || a.coll == Coll::reduce_scatter ||
+                     (a.coll == Coll::reduce_scatter_block && !e.one_gpu())))
+    return (*why = "in place"), false;
+  std::size_t bytes[2];
+  buffer_bytes(a, me, a.root, n, bytes);
+  const void* ptr[2] = {a.sendbuf, a.recvbuf};
+  const MemKind kind[2] = {a.send_kind, a.recv_kind};
+  if (a.coll == Coll::bcast) ptr[kRecv] = a.recvbuf ? a.recvbuf : a.sendbuf;
+  std::memset(d, 0, sizeof *d);
+  for (int i = 0; i < 2; ++i) {
+    if (bytes[i] == 0) continue;
+    if (kind[i] != MemKind::device) return (*why = strprintf("%s is host memory", i ? "recvbuf" : "sendbuf")), false;
+    memory::PtrInfo info;
+    if (!memory::cuda::query(ptr[i], &info) || info.kind != MemKind::device)
+      return (*why = "the buffer is not device memory"), false;
+    if (info.buffer_id == 0) return (*why = "the device buffer cannot be exported (e.g. cudaMallocAsync)"), false;
+    EngineBuf& b = d->buf[i];
+    if (!memory::IpcExports::instance().handle_for(info, &b.handle))
+      return (*why = "cudaIpcGetMemHandle failed on the buffer"), false;
+    b.base = info.base;
+    b.size = info.size;
+    b.offset = reinterpret_cast<std::uintptr_t>(ptr[i]) - info.base;
+    b.id = info.buffer_id;
+    b.present = 1;
+  }
+  return true;
+}
+
+// This rank's view of every rank's buffers: its own pointers, peers' mapped.
+struct Views {
+  void* p[reduce::kMaxPeers][2] = {};
+};
+
+// Releases the mappings the call pinned, and waits for a kernel left
+// running when the schedule is abandoned (timeout, error).
+struct CallGuard {
+  std::vector<memory::IpcKey>* pinned;
+  void* stream = nullptr;
+  bool launched = false, completed = false;
+  ~CallGuard() {
+    if (launched && !completed) (void)memory::cuda::stream_sync(stream);
+    for (const memory::IpcKey& k : *pinned) memory::IpcCache::instance().release(k);
+    pinned->clear();
+  }
+};
+
+// Open what this rank needs of every peer's buffers.
+Status map_peers(Context& ctx, std::vector<memory::IpcKey>* pinned, const CollArgs& a, Views* v) {
+  const ShmArea& s = *ctx.shm;
+  const int me = ctx.rank();
+  const void* own[2] = {a.sendbuf, a.recvbuf};
+  if (a.coll == select::Coll::bcast) own[kRecv] = a.recvbuf ? a.recvbuf : a.sendbuf;
+  for (int q = 0; q < ctx.size(); ++q) {
+    const auto* d = static_cast<const EngineDesc*>(s.engine_desc(q));
+    for (int i = 0; i < 2; ++i) {
+      if (!d->buf[i].present) continue;
+      if (q == me) {
+        v->p[q][i] = const_cast<void*>(own[i]);
+        continue;
+      }
+      const EngineBuf& b = d->buf[i];
+      memory::IpcKey key{ctx.channels->info(q).proc, b.id, b.base, b.size};
+      void* mapped = nullptr;
+      Status st = memory::IpcCache::instance().acquire(key, b.handle, &mapped);
+      if (!st) return st.context(strprintf("opening rank %d's %s", q, i ? "recvbuf" : "sendbuf"));
+      pinned->push_back(key);
+      v->p[q][i] = memory::at(mapped, b.offset);
+    }
+  }
+  return Status::ok();
+}
+
+// [lo, hi) of worker w's share of `count` elements, cut at 16-byte multiples.
+void share(std::size_t count, std::size_t esz, int w, int workers, std::size_t* lo, std::size_t* hi) {
+  const std::size_t v = esz < 16 ? 16 / esz : 1;
+  std::size_t per = (count + static_cast<std::size_t>(workers) - 1) / static_cast<std::size_t>(workers);
+  per = (per + v - 1) / v * v;
+  *lo = std::min(count, per * static_cast<std::size_t>(w));
+  *hi = std::min(count, *lo + per);
+}
+
+class CopyBatch {
+ public:
+  explicit CopyBatch(void* stream) : stream_(stream) {}
+  Status add(const void* src, void* dst, std::size_t bytes) {
+    if (bytes == 0 || src == dst) return Status::ok();
+    l_.src[l_.n] = src;
+    l_.dst[l_.n] = dst;
+    l_.bytes[l_.n] = bytes;
+    return ++l_.n == reduce::kMaxCopies ? flush() : Status::ok();
+  }
+  Status flush() {
+    if (l_.n == 0) return Status::ok();
+    Status st = reduce::device_copies(l_, stream_);
+    l_ = reduce::CopyList{};
+    return st;
+  }
+
+ private:
+  void* stream_;
+  reduce::CopyList l_;
+};
+
+// Enqueue this rank's share of the collective on `stream`.
+Status launch(const Engine& e, const CollArgs& a, int me, int n, const Views& v, void* stream) {
+  using select::Coll;
+  const int W = e.workers();
+  const int w = W == 1 ? 0 : me;  // my worker index (only called on workers)
+  const std::size_t esz = elem_size(a.dt.elem);
+  auto S = [&](int q, std::size_t off) -> const void* { return memory::at(static_cast<const void*>(v.p[q][kSend]), off); };
+  auto R = [&](int q, std::size_t off) { return memory::at(v.p[q][kRecv], off); };
+  // The ranks whose output this worker produces.
+  const int first = W == 1 ? 0 : me, last = W == 1 ? n - 1 : me;
+  switch (a.coll) {
+    case Coll::allreduce:
+    case Coll::reduce: {
+      std::size_t lo, hi;
+      share(a.count, esz, w, W, &lo, &hi);
+      reduce::MultiReduce m;
+      m.nsrc = n;
+      m.count = hi - lo;
+      for (int q = 0; q < n; ++q) m.src[q] = S(q, lo * esz);
+      if (a.coll == Coll::allreduce)
+        for (int q = 0; q < n; ++q) m.dst[m.ndst++] = R(q, lo * esz);
+      else
+        m.dst[m.ndst++] = R(a.root, lo * esz);
+      return reduce::device_multi(m, a.dt.elem, a.op, stream);
+    }
+    case Coll::reduce_scatter_block:
+    case Coll::reduce_scatter: {
+      // Rank order j = 0, 1, ...: in place (one GPU), job j overwrites rank
+      // j's first block only after job 0 has read every rank's first block.
+      for (int j = first; j <= last; ++j) {
+        const bool block = a.coll == Coll::reduce_scatter_block;
+        const std::size_t off = block ? a.count * static_cast<std::size_t>(j) : a.recv_layout.off[static_cast<std::size_t>(j)];
+        const std::size_t cnt = block ? a.count : a.recv_layout.len[static_cast<std::size_t>(j)];
+        if (cnt == 0) continue;
+        reduce::MultiReduce m;
+        m.nsrc = n;
+        m.count = cnt;
+        for (int q = 0; q < n; ++q) m.src[q] = S(q, off * esz);
+        m.dst[m.ndst++] = R(j, 0);
+        DUCT_TRY(reduce::device_multi(m, a.dt.elem, a.op, stream));
+      }
+      return Status::ok();
+    }
+    default: break;
+  }
+  CopyBatch c(stream);
+  for (int d = first; d <= last; ++d) {
+    switch (a.coll) {
+      case Coll::allgather:
+      case Coll::allgatherv:
+        for (int s = 0; s < n; ++s) {
+          const std::size_t off = a.coll == Coll::allgather ? a.bytes * static_cast<std::size_t>(s) : a.recv_layout.off[static_cast<std::size_t>(s)];
+          const std::size_t len = a.coll == Coll::allgather ? a.bytes : a.recv_layout.len[static_cast<std::size_t>(s)];
+          if (len) DUCT_TRY(c.add(S(s, 0), R(d, off), len));
+        }
+        break;
+      case Coll::bcast:
+        if (d != a.root) DUCT_TRY(c.add(R(a.root, 0), R(d, 0), a.bytes));
+        break;
+      case Coll::gather:  // worker d pushes its own block (one GPU: rank 0 moves all)
+        DUCT_TRY(c.add(S(d, 0), R(a.root, a.bytes * static_cast<std::size_t>(d)), a.bytes));
+        break;
+      case Coll::scatter:
+        DUCT_TRY(c.add(S(a.root, a.bytes * static_cast<std::size_t>(d)), R(d, 0), a.bytes));
+        break;
+      case Coll::alltoall:
+        for (int s = 0; s < n; ++s)
+          DUCT_TRY(c.add(S(s, a.bytes * static_cast<std::size_t>(d)), R(d, a.bytes * static_cast<std::size_t>(s)), a.bytes));
+        break;
+      default: return make_error(Errc::internal, "the device engine has no %s", select::coll_name(a.coll));
+    }
+  }
+  return c.flush();
+}
+
+}  // namespace
+
+bool Engine::possible(const Context& ctx, std::string* why) {
+  if (!config::get().engine) return (*why = "DUCT_ENGINE=0"), false;
+  if (!ctx.shm) return (*why = "no node shared-memory area (several nodes, or one rank)"), false;
+  if (ctx.size() > reduce::kMaxPeers)
+    return (*why = strprintf("%d ranks: the engine serves up to %d", ctx.size(), reduce::kMaxPeers)), false;
+  if (!reduce::device_built()) return (*why = "duct was built without CUDA"), false;
+  for (int r = 0; r < ctx.size(); ++r) {
+    if (ctx.channels->kind_to(r) != "cuda_ipc" && r != ctx.rank())
+      return (*why = strprintf("rank %d is not reached by cuda_ipc", r)), false;
+    if (!ctx.channels->info(r).cuda) return (*why = strprintf("rank %d has no CUDA device", r)), false;
+  }
+  return true;
+}
+
+Engine::Engine(const Context& ctx) : shm_(ctx.shm.get()), me_(ctx.rank()) {
+  const auto& self = ctx.channels->info(ctx.rank());
+  device_ = self.device;
+  bool same = true;
+  for (int r = 0; r < ctx.size(); ++r) same = same && std::strcmp(ctx.channels->info(r).bus_id, self.bus_id) == 0;
+  workers_ = same ? 1 : ctx.size();
+}
+
+Engine::~Engine() {
+  for (const memory::IpcKey& k : pinned_) memory::IpcCache::instance().release(k);
+}
+
+void Engine::decline() noexcept { publish(*shm_, me_, next_call(), kDeclined); }
+
+Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, AlgoFn fallback) {
+  Engine& e = *ctx.engine;
+  const ShmArea& s = *ctx.shm;
+  const int me = ctx.rank(), n = ctx.size();
+  const std::uint64_t k = e.next_call();
+
+  // 1. arrive
+  std::string why;
+  auto* mine = static_cast<EngineDesc*>(s.engine_desc(me));
+  if (!describe_buffers(e, a, me, n, mine, &why)) {
+    publish(s, me, k, kDeclined);
+    if (ctx.first_time(std::string("engine-declined ") + a.call + why))
+      DUCT_INFO(coll, "%s: device engine not used (%s on this rank): %s", a.call, why.c_str(), "other algorithm");
+    co_return co_await fallback(ctx, a, seq);
+  }
+  publish(s, me, k, kArrived);
+  DUCT_CO_TRY(co_await wait_phase(s, me, k, kDeclined, "arriving at the call"));
+  int who = -1;
+  if (!all_at(s, me, k, {kArrived, kMapped, kCannotMap, kDone, kFailed}, &who)) {
+    if (ctx.first_time(std::string("engine-peer-declined ") + a.call))
+      DUCT_INFO(coll, "%s: device engine not used: rank %d's buffers do not qualify (host memory or not exportable)",
+                a.call, who);
+    co_return co_await fallback(ctx, a, seq);
+  }
+
+  // 2. map
+  const bool worker = e.workers() > 1 || me == 0;
+  CallGuard guard{&e.pinned_};
+  Views v;
+  Status st = worker ? map_peers(ctx, &e.pinned_, a, &v) : Status::ok();
+  if (!st) {
+    DUCT_INFO(coll, "%s: device engine cannot map the peers' buffers (%s): every rank falls back", a.call,
+              st.message().c_str());
+    for (const memory::IpcKey& key : e.pinned_) memory::IpcCache::instance().release(key);
+    e.pinned_.clear();
+  }
+  publish(s, me, k, st ? kMapped : kCannotMap);
+  DUCT_CO_TRY(co_await wait_phase(s, me, k, kMapped, "mapping the peers' buffers"));
+  if (!st || !all_at(s, me, k, {kMapped, kDone, kFailed}, &who)) {
+    // Nothing has been written: every rank takes the other algorithm.
+    co_return co_await fallback(ctx, a, seq);
+  }
+
+  // 3. work
+  if (worker) {
+    DUCT_CO_TRY(memory::cuda::stream(&guard.stream));
+    st = launch(e, a, me, n, v, guard.stream);
+    memory::Fence fence;
+    if (st) {
+      guard.launched = true;
+      st = fence.record(guard.stream);
+    }
+    if (st) st = co_await wait(fence);
+    guard.completed = st.is_ok();
+    if (!st) {
+      publish(s, me, k, kFailed);
+      co_return st.context("device engine");
+    }
+  }
+
+  // 4. done
+  publish(s, me, k, kDone);
+  DUCT_CO_TRY(co_await wait_phase(s, me, k, kDone, "finishing the call"));
+  for (int q = 0; q < n; ++q)
+    if (load(s.engine_word(q)) == word(k, kFailed))
+      co_return make_error(Errc::cuda, "the device engine failed on rank %d (see its message)", q);
+  co_return Status::ok();
+}
+
+}  // namespace duct::coll

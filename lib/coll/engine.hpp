@@ -1,0 +1,101 @@
+// duct coll: the device engine (one node, device buffers).
+//
+// A device collective built as a host schedule over channels (a header, an
+// IPC copy, a reduction kernel and a host wait per segment) costs a GPU
+// context switch per operation when several ranks share a GPU, and wastes
+// NVLink on multi-GPU nodes (measured on an H100: as slow as staging through
+// host memory). The engine instead makes every rank's buffer reachable by
+// the others and does each collective in one or two kernels that load and
+// store peers' memory directly:
+//
+//   1. arrive: each rank writes a descriptor of its buffers (CUDA IPC handle,
+//      allocation, offset) to its part of the node's shared-memory area and
+//      publishes its phase word "arrived at call k, eligible or not";
+//   2. map: when every rank is eligible, the ranks that do the work open the
+//      peers' buffers through the IPC cache and publish "mapped" (or
+//      "cannot map": then every rank falls back, before anything is written);
+//   3. work: the working ranks launch the collective's kernel on duct's
+//      stream and wait for it (a fence, polled by the task: DUCT_TIMEOUT and
+//      hang reports work as for any collective);
+//   4. done: every rank publishes "done" and waits for all, so no rank
+//      returns while another still reads or writes its buffers.
+//
+// Who works: when all ranks share one GPU, rank 0 alone runs one kernel for
+// the whole collective. Without MPS, kernels of different processes never
+// run at once on a GPU, so splitting the work over ranks gains nothing and
+// costs a context switch per rank; with MPS one kernel already saturates the
+// memory. When ranks are on different GPUs (peer access over NVLink or
+// PCIe), every rank reduces or moves its own share (its block of the
+// vector, its own receive buffer). The same code serves both: only the
+// partition differs.
+//
+// Kernels, named by their phases as NCCL's symmetric kernels are:
+//   allreduce             RSxLD_AGxST: load a block from every rank's input,
+//                         fold in rank order, store to every rank's output
+//                         (pN bytes read and pN written, the minimum)
+//   reduce                RSxLD_ST: the same, stored to the root only
+//   reduce_scatter(_block) RSxLD: rank j's block from every input into j's output
+//   allgather(v), bcast, gather, scatter, alltoall: copies between ranks'
+//                         buffers in one launch (a copy list)
+// Reduction order is rank order 0..n-1 for every element: the same bits on
+// every rank and every run.
+//
+// Eligibility is decided per call without an extra round trip: a rank whose
+// buffers are host memory, memory that cannot be exported (cudaMallocAsync
+// pools), or on another device than its current one, publishes "arrived,
+// not eligible" and goes straight to the collective's other algorithm
+// without waiting; a rank that is eligible sees that word (or that rank's
+// word already past call k, which also means it did not take the engine) and
+// takes the same algorithm. Non-power-of-two and uneven counts need nothing
+// special; in-place alltoall and in-place reduce_scatter (and in-place
+// reduce_scatter_block on several GPUs) are not eligible. alltoallv, gatherv
+// and scatterv keep the channel algorithms (their layouts are known at one
+// rank only).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "coll/collectives.hpp"
+#include "memory/ipc_cache.hpp"
+
+namespace duct::coll {
+
+class Engine {
+ public:
+  // Whether the context (shared-memory area created, topology and channels
+  // known) can have an engine; the answer is the same on every rank.
+  static bool possible(const Context& ctx, std::string* why);
+  explicit Engine(const Context& ctx);
+  ~Engine();
+
+  // 1: rank 0 does all the work (ranks share one GPU); n: every rank works on its share.
+  int workers() const noexcept { return workers_; }
+  bool one_gpu() const noexcept { return workers_ == 1; }
+  // Number the next call (every collective on the communicator, engine or
+  // not, on every rank) and return it.
+  std::uint64_t next_call() noexcept { return ++calls_; }
+  // This rank takes another algorithm for the next call (host buffers, or
+  // the rules chose another): number the call and tell the others, without
+  // waiting. Every collective on an engine communicator goes through either
+  // this or engine_collective, on every rank.
+  void decline() noexcept;
+
+ private:
+  friend Sched engine_collective(Context&, const CollArgs&, std::uint32_t, AlgoFn);
+  const ShmArea* shm_;
+  int me_;
+  int workers_ = 1;
+  int device_ = -1;
+  std::uint64_t calls_ = 0;
+  std::vector<memory::IpcKey> pinned_;  // mappings held by the call in flight
+};
+
+// Run `a` on the engine, or on `fallback` (the collective's algorithm
+// without the engine) when not every rank qualifies. `seq` is the call's
+// sequence number on the communicator (message tags of the fallback).
+Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, AlgoFn fallback);
+
+}  // namespace duct::coll
