@@ -12,13 +12,15 @@ namespace duct::channel {
 namespace {
 
 // A message split into chunks, at most `depth` in flight. Chunk sends are
-// issued and chunk receives posted in chunk order, so UCX's in-order
-// matching pairs them up on the two sides.
+// issued and chunk receives posted in chunk order, and whole messages in
+// the order they were posted on the pair (UcxChannel::Order), so UCX's
+// in-order matching pairs them up on the two sides.
 class ChunkedOp final : public Op {
  public:
-  ChunkedOp(const PairSetup& s, bool is_send, void* buf, std::size_t bytes, MemKind kind,
+  ChunkedOp(const PairSetup& s, UcxChannel::Order* order, bool is_send, void* buf, std::size_t bytes, MemKind kind,
             std::uint64_t tag, bool staged)
-      : s_(s), send_(is_send), buf_(buf), bytes_(bytes), kind_(kind), tag_(tag), staged_(staged) {
+      : s_(s), order_(order), ticket_(order->next++), send_(is_send), buf_(buf), bytes_(bytes), kind_(kind),
+        tag_(tag), staged_(staged) {
     chunk_ = s.chunk ? s.chunk : bytes;
     nchunks_ = bytes == 0 ? 1 : (bytes + chunk_ - 1) / chunk_;
     depth_ = static_cast<std::size_t>(s.depth < 1 ? 1 : s.depth);
@@ -26,6 +28,9 @@ class ChunkedOp final : public Op {
   }
 
   ~ChunkedOp() override {
+    // Abandoned before its last chunk went to UCX (an error): let the
+    // messages behind it go on.
+    if (order_->turn == ticket_) ++order_->turn;
     for (std::size_t i = 0; i < depth_; ++i) {
       Slot& sl = slots_[i];
       if (sl.ucx) ucx::abandon(sl.ucx, !send_);
@@ -73,7 +78,11 @@ class ChunkedOp final : public Op {
   std::size_t len(std::size_t i) const { return i + 1 < nchunks_ ? chunk_ : bytes_ - i * chunk_; }
   void* at(std::size_t i) const { return memory::at(buf_, i * chunk_); }
 
+  // Chunk i may go to UCX: the first chunk waits for this message's turn.
+  bool my_turn(std::size_t i) const { return i > 0 || order_->turn == ticket_; }
+
   Status post_transfer(Slot& sl, std::size_t i, void* data, MemKind k) {
+    if (i + 1 == nchunks_) ++order_->turn;  // the last chunk: the next message may follow
     std::size_t got = 0;
     if (send_) {
       DUCT_TRY(ucx::send(s_.ep, data, len(i), k, tag_, &sl.ucx));
@@ -92,7 +101,9 @@ class ChunkedOp final : public Op {
         return Status::ok();
       case Stage::start:
         if (i != issued_) return Status::ok();  // keep chunk order
+        if (!send_ && !my_turn(i)) return Status::ok();  // receives posted in message order
         if (!staged_) {
+          if (!my_turn(i)) return Status::ok();
           ++issued_;
           return post_transfer(sl, i, at(i), kind_);
         }
@@ -109,7 +120,7 @@ class ChunkedOp final : public Op {
         return post_transfer(sl, i, sl.bounce, MemKind::host);
       case Stage::copying:  // send: device -> bounce
         DUCT_TRY(sl.fence.ready(&ready));
-        if (!ready || i != sent_) return Status::ok();
+        if (!ready || i != sent_ || !my_turn(i)) return Status::ok();
         ++sent_;
         return post_transfer(sl, i, sl.bounce, MemKind::host);
       case Stage::transfer:
@@ -142,6 +153,8 @@ class ChunkedOp final : public Op {
   }
 
   PairSetup s_;
+  UcxChannel::Order* order_;
+  std::uint64_t ticket_;
   bool send_;
   void* buf_;
   std::size_t bytes_;
@@ -162,7 +175,7 @@ Status UcxChannel::raw_send(const void* buf, std::size_t bytes, MemKind kind, Ta
                             ucx::MsgType type, Request* req) {
   bool staged = kind == MemKind::device && !s_.direct_device;
   std::uint64_t t = tag_to_peer(tag, type);
-  if (!staged && (s_.chunk == 0 || bytes <= s_.chunk)) {
+  if (!staged && (s_.chunk == 0 || bytes <= s_.chunk) && send_order_.idle()) {
     void* r = nullptr;
     DUCT_TRY(ucx::send(s_.ep, buf, bytes, kind, t, &r));
     if (r)
@@ -173,7 +186,7 @@ Status UcxChannel::raw_send(const void* buf, std::size_t bytes, MemKind kind, Ta
   }
   if (staged && s_.chunk == 0)
     return make_error(Errc::internal, "device buffer to rank %d on a pair set up without chunking", s_.peer);
-  req->set_op(std::make_unique<ChunkedOp>(s_, true, const_cast<void*>(buf), bytes, kind, t, staged));
+  req->set_op(std::make_unique<ChunkedOp>(s_, &send_order_, true, const_cast<void*>(buf), bytes, kind, t, staged));
   return Status::ok();
 }
 
@@ -181,7 +194,7 @@ Status UcxChannel::raw_recv(void* buf, std::size_t bytes, MemKind kind, Tag tag,
                             Request* req) {
   bool staged = kind == MemKind::device && !s_.direct_device;
   std::uint64_t t = tag_from_peer(tag, type);
-  if (!staged && (s_.chunk == 0 || bytes <= s_.chunk)) {
+  if (!staged && (s_.chunk == 0 || bytes <= s_.chunk) && recv_order_.idle()) {
     void* r = nullptr;
     std::size_t got = 0;
     DUCT_TRY(ucx::recv(s_.worker, buf, bytes, kind, t, &r, &got));
@@ -193,7 +206,7 @@ Status UcxChannel::raw_recv(void* buf, std::size_t bytes, MemKind kind, Tag tag,
   }
   if (staged && s_.chunk == 0)
     return make_error(Errc::internal, "device buffer from rank %d on a pair set up without chunking", s_.peer);
-  req->set_op(std::make_unique<ChunkedOp>(s_, false, buf, bytes, kind, t, staged));
+  req->set_op(std::make_unique<ChunkedOp>(s_, &recv_order_, false, buf, bytes, kind, t, staged));
   return Status::ok();
 }
 

@@ -46,6 +46,23 @@ class UcxChannel : public Channel {
 
  private:
   PairSetup s_;
+  // Messages to (from) the peer reach UCX in the order they were posted,
+  // whatever their stages: UCX matches equal tags in posting order, and an
+  // algorithm may send several segments under one tag (a ring step). A
+  // staged send whose device-to-host copy finishes later, or a staged
+  // receive that waits for a bounce buffer, must not let a later message of
+  // the same tag overtake it. Tickets are taken at posting; an operation
+  // hands its first chunk to UCX on its turn and passes the turn on with
+  // its last chunk.
+ public:
+  struct Order {
+    std::uint64_t next = 0;  // next ticket
+    std::uint64_t turn = 0;  // ticket whose chunks go to UCX now
+    bool idle() const noexcept { return next == turn; }
+  };
+
+ private:
+  Order send_order_, recv_order_;
 };
 
 }  // namespace duct::channel
