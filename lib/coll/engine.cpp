@@ -344,14 +344,9 @@ bool Engine::possible(const Context& ctx, std::string* why) {
 
 Engine::Engine(const Context& ctx) : shm_(ctx.shm.get()), me_(ctx.rank()) {
   const auto& self = ctx.channels->info(ctx.rank());
-  device_ = self.device;
   bool same = true;
   for (int r = 0; r < ctx.size(); ++r) same = same && std::strcmp(ctx.channels->info(r).bus_id, self.bus_id) == 0;
   workers_ = same ? 1 : ctx.size();
-}
-
-Engine::~Engine() {
-  for (const memory::IpcKey& k : pinned_) memory::IpcCache::instance().release(k);
 }
 
 void Engine::decline() noexcept { publish(*shm_, me_, next_call(), kDeclined); }

@@ -69,7 +69,6 @@ class Engine {
   // known) can have an engine; the answer is the same on every rank.
   static bool possible(const Context& ctx, std::string* why);
   explicit Engine(const Context& ctx);
-  ~Engine();
 
   // 1: rank 0 does all the work (ranks share one GPU); n: every rank works on its share.
   int workers() const noexcept { return workers_; }
@@ -88,9 +87,8 @@ class Engine {
   const ShmArea* shm_;
   int me_;
   int workers_ = 1;
-  int device_ = -1;
   std::uint64_t calls_ = 0;
-  std::vector<memory::IpcKey> pinned_;  // mappings held by the call in flight
+  std::vector<memory::IpcKey> pinned_;  // mappings held by the call in flight (released by its CallGuard)
 };
 
 // Run `a` on the engine, or on `fallback` (the collective's algorithm
