@@ -62,7 +62,10 @@
  *                              ranks that differ; otherwise found when a
  *                              message of the wrong size arrives)
  *   DUCT_ERRCLASS_TIMEOUT      no progress for DUCT_TIMEOUT seconds; the
- *                              message names what the call waits for
+ *                              message names what the call waits for (on
+ *                              the first call on a communicator possibly
+ *                              "creating duct's context ...: waiting for
+ *                              ranks ... to arrive")
  *   DUCT_ERRCLASS_PEER_FAILED  a peer process died or closed its connection
  *   DUCT_ERRCLASS_CUDA / _UCX / _MPI / _HWLOC / _NO_MEMORY / _TRUNCATE
  *                              the named layer failed; the message says how

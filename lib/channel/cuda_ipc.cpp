@@ -235,7 +235,7 @@ Status IpcSendOp::advance(bool* done) {
 
 std::string IpcSendOp::describe() const {
   static const char* names[] = {"?", "inline", "ipc", "raw", "cma"};
-  return strprintf("cuda_ipc %s send of %zu bytes to rank %d (%s)", names[static_cast<int>(proto_)], bytes_,
+  return strprintf("%s %s send of %zu bytes to rank %d (%s)", ch_.name(), names[static_cast<int>(proto_)], bytes_,
                    ch_.raw_.setup().peer, stage_ == Stage::wait_fin ? "waiting for the receiver's copy" : "sending");
 }
 
@@ -407,7 +407,7 @@ Status IpcRecvOp::advance(bool* done) {
 
 std::string IpcRecvOp::describe() const {
   static const char* stages[] = {"waiting for the header", "copying", "sending FIN", "receiving raw data"};
-  return strprintf("cuda_ipc receive of %zu bytes from rank %d (%s)", bytes_, ch_.raw_.setup().peer,
+  return strprintf("%s receive of %zu bytes from rank %d (%s)", ch_.name(), bytes_, ch_.raw_.setup().peer,
                    stages[static_cast<int>(stage_)]);
 }
 

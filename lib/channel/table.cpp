@@ -103,17 +103,29 @@ Status local_peer_info(PeerInfo* out) {
 }
 
 Status ChannelSet::create(MPI_Comm comm, const Topology& topo, std::uint32_t cid, const PeerInfo& local,
-                          std::unique_ptr<ChannelSet>* out) {
+                          std::unique_ptr<ChannelSet>* out, const MpiWait& wait) {
   const int n = topo.size;
   if (n > ucx::kMaxRanks)
     return make_error(Errc::not_supported, "communicator of %d ranks: duct supports up to %d", n, ucx::kMaxRanks);
   ucx::Worker* w = nullptr;
   DUCT_TRY(ucx::Worker::get(&w));
 
+  // The exchange buffers live on the heap, owned by `buf` (see MpiWait).
+  struct Bufs {
+    PeerInfo local;
+    std::vector<PeerInfo> infos;
+    std::vector<int> lens, displs;
+    std::vector<char> mine, addrs;
+  };
+  auto buf = std::make_shared<Bufs>();
+  buf->local = local;
+  buf->infos.resize(static_cast<size_t>(n));
+  MPI_Request req;
+  DUCT_MPI_CHECK(PMPI_Iallgather(&buf->local, sizeof(PeerInfo), MPI_BYTE, buf->infos.data(), sizeof(PeerInfo),
+                                 MPI_BYTE, comm, &req));
+  DUCT_TRY(wait(&req, "MPI_Iallgather of the ranks' transport facts", buf));
   auto set = std::make_unique<ChannelSet>();
-  set->infos_.resize(static_cast<size_t>(n));
-  DUCT_MPI_CHECK(PMPI_Allgather(&local, sizeof(PeerInfo), MPI_BYTE, set->infos_.data(), sizeof(PeerInfo),
-                                MPI_BYTE, comm));
+  set->infos_ = buf->infos;
   // Settings that change the wire protocol or the algorithm choice must agree.
   for (int r = 0; r < n; ++r) {
     const PeerInfo& p = set->infos_[static_cast<size_t>(r)];
@@ -123,16 +135,22 @@ Status ChannelSet::create(MPI_Comm comm, const Topology& topo, std::uint32_t cid
   }
 
   // UCX worker addresses (variable length).
-  std::vector<int> lens(static_cast<size_t>(n)), displs(static_cast<size_t>(n));
+  buf->lens.resize(static_cast<size_t>(n));
+  buf->displs.resize(static_cast<size_t>(n));
   int total = 0;
   for (int r = 0; r < n; ++r) {
-    lens[static_cast<size_t>(r)] = static_cast<int>(set->infos_[static_cast<size_t>(r)].addr_len);
-    displs[static_cast<size_t>(r)] = total;
-    total += lens[static_cast<size_t>(r)];
+    buf->lens[static_cast<size_t>(r)] = static_cast<int>(set->infos_[static_cast<size_t>(r)].addr_len);
+    buf->displs[static_cast<size_t>(r)] = total;
+    total += buf->lens[static_cast<size_t>(r)];
   }
-  std::vector<char> addrs(static_cast<size_t>(total));
-  DUCT_MPI_CHECK(PMPI_Allgatherv(w->address().data(), static_cast<int>(w->address().size()), MPI_BYTE,
-                                 addrs.data(), lens.data(), displs.data(), MPI_BYTE, comm));
+  buf->addrs.resize(static_cast<size_t>(total));
+  buf->mine.assign(w->address().begin(), w->address().end());
+  DUCT_MPI_CHECK(PMPI_Iallgatherv(buf->mine.data(), static_cast<int>(buf->mine.size()), MPI_BYTE,
+                                  buf->addrs.data(), buf->lens.data(), buf->displs.data(), MPI_BYTE, comm, &req));
+  DUCT_TRY(wait(&req, "MPI_Iallgatherv of the UCX worker addresses", buf));
+  const std::vector<char>& addrs = buf->addrs;
+  const std::vector<int>& displs = buf->displs;
+  const std::vector<int>& lens = buf->lens;
 
   const config::Config& cfg = config::get();
   set->channels_.resize(static_cast<size_t>(n));

@@ -50,9 +50,10 @@ class ChannelSet {
   ChannelSet& operator=(const ChannelSet&) = delete;
   // Collective over `comm`: exchanges PeerInfo and UCX addresses with PMPI,
   // checks that the must-agree settings match, and picks a channel per pair.
-  // `local` holds this rank's extra facts (numa).
+  // `local` holds this rank's extra facts (numa). The exchanges are
+  // nonblocking, completed through `wait` (core/comm.hpp).
   static Status create(MPI_Comm comm, const Topology& topo, std::uint32_t cid, const PeerInfo& local,
-                       std::unique_ptr<ChannelSet>* out);
+                       std::unique_ptr<ChannelSet>* out, const MpiWait& wait = mpi_wait);
 
   Channel& to(int rank) { return *channels_[static_cast<size_t>(rank)]; }
   const std::string& kind_to(int rank) const { return kinds_[static_cast<size_t>(rank)]; }

@@ -20,6 +20,7 @@
 #include <sched.h>
 
 #include "coll/collectives.hpp"
+#include "coll/task.hpp"
 #include "core/config.hpp"
 #include "core/log.hpp"
 
@@ -135,26 +136,6 @@ const char* differs(const Sig& s, const Sig& ref) {
   return nullptr;
 }
 
-// Wait for an MPI request under DUCT_TIMEOUT.
-Status wait_mpi(Context& ctx, MPI_Request* req, const char* what) {
-  using clock = std::chrono::steady_clock;
-  const double timeout = config::get().timeout;
-  const clock::time_point start = clock::now();
-  unsigned polls = 0;
-  for (;;) {
-    int flag = 0;
-    int rc = PMPI_Test(req, &flag, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS) return mpi_error(rc, what);
-    if (flag) return Status::ok();
-    if (ctx.yield) sched_yield();
-    if (timeout > 0 && ++polls % 256 == 0 &&
-        std::chrono::duration<double>(clock::now() - start).count() >= timeout)
-      return make_error(Errc::timeout,
-                        "DUCT_CHECK: %s did not complete within %g s (DUCT_TIMEOUT): a rank of the communicator has "
-                        "not entered a collective", what, timeout);
-  }
-}
-
 // Every rank learns the first (lowest-rank) record with bad != 0.
 struct Verdict {
   std::int64_t bad, rank, peer, got, expected;
@@ -164,15 +145,31 @@ struct Verdict {
 
 Status check_call(Context& ctx, const CollArgs& a) {
   const int n = ctx.size(), me = ctx.rank();
-  const Sig mine = signature(a);
-  std::vector<Sig> all(static_cast<std::size_t>(n));
+  // The exchange buffers live on the heap: a wait that gives up keeps them
+  // (MPI may still complete its request when a late rank arrives).
+  struct Bufs {
+    Sig mine;
+    std::vector<Sig> all;
+    Verdict v{0, 0, 0, 0, 0}, mine_v{0, 0, 0, 0, 0};
+    std::vector<std::int64_t> sends, got;
+    std::vector<Verdict> verdicts;
+  };
+  auto b = std::make_shared<Bufs>();
+  const std::string doing = strprintf("DUCT_CHECK of %s on communicator cid %u", a.call, ctx.cid);
+  auto wait_mpi = [&](MPI_Request* r, const char* what) {
+    Status w = wait_setup(r, doing, std::string(what) + " (a rank of the communicator has not entered the collective)",
+                          b, ctx.yield);
+    if (!w) ctx.failed = w;
+    return w;
+  };
+  b->mine = signature(a);
+  const Sig& mine = b->mine;
+  b->all.resize(static_cast<std::size_t>(n));
+  const std::vector<Sig>& all = b->all;
   MPI_Request req;
-  DUCT_MPI_CHECK(PMPI_Iallgather(&mine, sizeof(Sig), MPI_BYTE, all.data(), sizeof(Sig), MPI_BYTE, ctx.dup, &req));
-  Status st = wait_mpi(ctx, &req, "the signature exchange (MPI_Iallgather)");
-  if (!st) {
-    ctx.failed = st;
-    return st;
-  }
+  DUCT_MPI_CHECK(PMPI_Iallgather(&b->mine, sizeof(Sig), MPI_BYTE, b->all.data(), sizeof(Sig), MPI_BYTE, ctx.dup,
+                                 &req));
+  DUCT_TRY(wait_mpi(&req, "the signature exchange (MPI_Iallgather)"));
 
   // Every rank compares against rank 0 and names up to 4 ranks that differ.
   const Sig& ref = all[0];
@@ -196,7 +193,7 @@ Status check_call(Context& ctx, const CollArgs& a) {
   }
 
   // Counts split across ranks: compare each pair that exchanges data.
-  Verdict v{0, 0, 0, 0, 0};
+  Verdict& v = b->v;
   if (a.coll == Coll::gatherv || a.coll == Coll::scatterv) {
     if (me == a.root) {
       const Layout& l = a.coll == Coll::gatherv ? a.recv_layout : a.send_layout;
@@ -206,7 +203,7 @@ Status check_call(Context& ctx, const CollArgs& a) {
       }
     }
     DUCT_MPI_CHECK(PMPI_Ibcast(&v, sizeof v, MPI_BYTE, a.root, ctx.dup, &req));
-    if (!(st = wait_mpi(ctx, &req, "the counts check (MPI_Ibcast)"))) return (ctx.failed = st), st;
+    DUCT_TRY(wait_mpi(&req, "the counts check (MPI_Ibcast)"));
     if (v.bad)
       return make_error(Errc::mismatch,
                         "DUCT_CHECK: rank %lld called %s with %lld bytes for its block, but the root %d's %s "
@@ -214,20 +211,25 @@ Status check_call(Context& ctx, const CollArgs& a) {
                         static_cast<long long>(v.got), a.root, a.coll == Coll::gatherv ? "recvcounts" : "sendcounts",
                         static_cast<long long>(v.expected));
   } else if (a.coll == Coll::alltoallv) {
-    std::vector<std::int64_t> sends(static_cast<std::size_t>(n)), got(static_cast<std::size_t>(n));
+    std::vector<std::int64_t>& sends = b->sends;
+    std::vector<std::int64_t>& got = b->got;
+    sends.resize(static_cast<std::size_t>(n));
+    got.resize(static_cast<std::size_t>(n));
     for (int r = 0; r < n; ++r)
       sends[static_cast<std::size_t>(r)] = static_cast<std::int64_t>(a.send_layout.len[static_cast<std::size_t>(r)]);
     DUCT_MPI_CHECK(PMPI_Ialltoall(sends.data(), 1, MPI_INT64_T, got.data(), 1, MPI_INT64_T, ctx.dup, &req));
-    if (!(st = wait_mpi(ctx, &req, "the counts check (MPI_Ialltoall)"))) return (ctx.failed = st), st;
-    Verdict mine_v{0, me, 0, 0, 0};
+    DUCT_TRY(wait_mpi(&req, "the counts check (MPI_Ialltoall)"));
+    Verdict& mine_v = b->mine_v;
+    mine_v = {0, me, 0, 0, 0};
     for (int r = 0; r < n && !mine_v.bad; ++r) {
       const auto expected = static_cast<std::int64_t>(a.recv_layout.len[static_cast<std::size_t>(r)]);
       if (got[static_cast<std::size_t>(r)] != expected) mine_v = {1, me, r, got[static_cast<std::size_t>(r)], expected};
     }
-    std::vector<Verdict> verdicts(static_cast<std::size_t>(n));
+    std::vector<Verdict>& verdicts = b->verdicts;
+    verdicts.resize(static_cast<std::size_t>(n));
     DUCT_MPI_CHECK(PMPI_Iallgather(&mine_v, sizeof(Verdict), MPI_BYTE, verdicts.data(), sizeof(Verdict), MPI_BYTE,
                                    ctx.dup, &req));
-    if (!(st = wait_mpi(ctx, &req, "the counts check (MPI_Iallgather)"))) return (ctx.failed = st), st;
+    DUCT_TRY(wait_mpi(&req, "the counts check (MPI_Iallgather)"));
     for (const Verdict& x : verdicts)
       if (x.bad) {
         v = x;

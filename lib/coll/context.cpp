@@ -10,6 +10,7 @@
 #include "coll/engine.hpp"
 #include "coll/shm.hpp"
 #include "coll/task.hpp"
+#include "core/comm.hpp"
 #include "core/config.hpp"
 #include "core/dtype.hpp"
 #include "core/hwtopo.hpp"
@@ -191,77 +192,170 @@ Status Runtime::context(MPI_Comm comm, Context** out) {
   return Status::ok();
 }
 
-Status Runtime::agree_cid(MPI_Comm dup, std::uint32_t* cid) {
+Status Runtime::agree_cid(MPI_Comm dup, std::uint32_t* cid, const MpiWait& wait) {
   // The smallest id >= every rank's next candidate that no rank has in use.
-  std::uint32_t cand = next_cid_;
+  struct Bufs {
+    std::uint32_t cand, agreed;
+    int is_free;
+  };
+  auto b = std::make_shared<Bufs>();
+  b->cand = next_cid_;
   for (unsigned tries = 0; tries < channel::ucx::kMaxCid; ++tries) {
-    std::uint32_t agreed = 0;
-    DUCT_MPI_CHECK(PMPI_Allreduce(&cand, &agreed, 1, MPI_UINT32_T, MPI_MAX, dup));
-    if (agreed >= channel::ucx::kMaxCid) agreed = 1;
-    int is_free = cids_.count(agreed) == 0;
-    DUCT_MPI_CHECK(PMPI_Allreduce(MPI_IN_PLACE, &is_free, 1, MPI_INT, MPI_LAND, dup));
-    if (is_free) {
-      *cid = agreed;
-      next_cid_ = agreed + 1;
+    MPI_Request req;
+    DUCT_MPI_CHECK(PMPI_Iallreduce(&b->cand, &b->agreed, 1, MPI_UINT32_T, MPI_MAX, dup, &req));
+    DUCT_TRY(wait(&req, "MPI_Iallreduce of the communicator id", b));
+    if (b->agreed >= channel::ucx::kMaxCid) b->agreed = 1;
+    b->is_free = cids_.count(b->agreed) == 0;
+    DUCT_MPI_CHECK(PMPI_Iallreduce(MPI_IN_PLACE, &b->is_free, 1, MPI_INT, MPI_LAND, dup, &req));
+    DUCT_TRY(wait(&req, "MPI_Iallreduce of the communicator id", b));
+    if (b->is_free) {
+      *cid = b->agreed;
+      next_cid_ = b->agreed + 1;
       return Status::ok();
     }
-    cand = agreed + 1;
+    b->cand = b->agreed + 1;
   }
   return make_error(Errc::not_supported, "more than %u communicators in use by duct at once",
                     channel::ucx::kMaxCid - 1);
 }
 
+namespace {
+
+// "MPI_COMM_WORLD", "'halo'" (a name set with MPI_Comm_set_name) or "without
+// a name", for messages.
+std::string comm_label(MPI_Comm comm) {
+  if (comm == MPI_COMM_WORLD) return "MPI_COMM_WORLD";
+  char name[MPI_MAX_OBJECT_NAME] = {};
+  int len = 0;
+  if (MPI_Comm_get_name(comm, name, &len) == MPI_SUCCESS && len > 0)
+    return "'" + std::string(name, static_cast<std::size_t>(len)) + "'";
+  return "without a name";
+}
+
+// "1, 2" or "1, 2, ..., 511": every rank but `me`, up to 16 of them.
+std::string other_ranks(int me, int n) {
+  std::string out;
+  int listed = 0;
+  for (int r = 0; r < n; ++r) {
+    if (r == me) continue;
+    if (listed == 15 && n - 1 > 16) {
+      out += strprintf(", ..., %d", me == n - 1 ? n - 2 : n - 1);
+      break;
+    }
+    out += strprintf(listed ? ", %d" : "%d", r);
+    ++listed;
+  }
+  return out;
+}
+
+bool yield_while_waiting(long node_ranks) {
+  auto mode = config::get().yield;
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  if (const char* s = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE")) node_ranks = std::max(node_ranks, std::atol(s));
+  return mode == config::YieldMode::yield || (mode == config::YieldMode::auto_ && node_ranks > cores);
+}
+
+}  // namespace
+
 Status Runtime::create_context(MPI_Comm comm, Context** out) {
   auto ctx = std::make_unique<Context>();
   ctx->comm = comm;
-  DUCT_MPI_CHECK(PMPI_Comm_dup(comm, &ctx->dup));
-  DUCT_MPI_CHECK(MPI_Comm_set_errhandler(ctx->dup, MPI_ERRORS_RETURN));
+  int me = 0, n = 1;
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &n);
+  const std::string doing =
+      strprintf("creating duct's context for communicator %s (%d ranks; this is rank %d)", comm_label(comm).c_str(), n, me);
+  ctx->yield = yield_while_waiting(1);
+
+  // Every exchange of the setup is a nonblocking MPI collective waited for
+  // under DUCT_TIMEOUT and SIGUSR1 (wait_setup), so a rank that never comes
+  // turns into a timeout error on the ranks that did, not a hang.
+  const MpiWait wait = [&](MPI_Request* req, const char* what, std::shared_ptr<void> buffers) {
+    return wait_setup(req, doing, what, std::move(buffers), ctx->yield);
+  };
+  Status st = setup_context(*ctx, comm, me, n, wait);
+  if (!st) {
+    // The ranks may now disagree on how far the setup got: the context stays
+    // on the communicator, failed, and every later duct call on it returns
+    // this error at once (as after a failed collective). Its cid, if it got
+    // one, is never reused.
+    ctx->failed = st;
+    ctx->failed.context("an earlier duct call on this communicator failed");
+    if (attr_.set(comm, ctx.get())) {
+      live_.insert(ctx.get());
+      (void)ctx.release();
+    }
+    return st;
+  }
+
+  DUCT_TRY(attr_.set(comm, ctx.get()));
+  live_.insert(ctx.get());
+  DUCT_INFO(init, "communicator context: %d ranks on %d node(s), cid %u, %s while waiting", ctx->topo.size,
+            ctx->topo.num_nodes, ctx->cid, ctx->yield ? "yielding" : "spinning");
+  *out = ctx.release();
+  return Status::ok();
+}
+
+Status Runtime::setup_context(Context& c, MPI_Comm comm, int me, int n, const MpiWait& wait) {
+  // The first exchange, on the user's communicator, completes only when
+  // every rank has arrived; MPI does not say which ranks have not. It is an
+  // MPI_Ibarrier: one that never completes may be left behind (MPI can
+  // neither cancel nor free it), and Open MPI copes with that when the
+  // application then frees the communicator, where it crashes later on a
+  // left-behind MPI_Comm_idup.
+  {
+    MPI_Request req;
+    DUCT_MPI_CHECK(PMPI_Ibarrier(comm, &req));
+    const std::string waiting =
+        n == 2 ? strprintf("rank %d to call a duct collective on it (MPI_Ibarrier)", 1 - me)
+               : strprintf("ranks %s to arrive: at least one of them has not called a duct collective on it "
+                           "(MPI_Ibarrier, duct's first exchange, cannot say which)", other_ranks(me, n).c_str());
+    DUCT_TRY(wait(&req, waiting.c_str(), nullptr));
+  }
+  {
+    auto dup = std::make_shared<MPI_Comm>(MPI_COMM_NULL);
+    MPI_Request req;
+    DUCT_MPI_CHECK(PMPI_Comm_idup(comm, dup.get(), &req));
+    DUCT_TRY(wait(&req, "MPI_Comm_idup of the communicator", dup));
+    c.dup = *dup;
+  }
+  DUCT_MPI_CHECK(MPI_Comm_set_errhandler(c.dup, MPI_ERRORS_RETURN));
 
   // Local setup first (UCX worker, CUDA device), then agree that every rank
   // succeeded before any exchange that needs it.
   channel::PeerInfo local;
   Status local_st = channel::local_peer_info(&local);
   if (local_st) local.numa = hwtopo::process_numa_node();
-  int ok = local_st.is_ok(), all_ok = 0;
-  DUCT_MPI_CHECK(PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, ctx->dup));
-  if (!local_st) return local_st.context("setting up communicator");
-  if (!all_ok) {
-    int me = 0;
-    MPI_Comm_rank(comm, &me);
-    return make_error(Errc::comm, "another rank of the communicator failed to set up duct (see its message)");
+  {
+    auto ok = std::make_shared<int>(local_st.is_ok());
+    MPI_Request req;
+    DUCT_MPI_CHECK(PMPI_Iallreduce(MPI_IN_PLACE, ok.get(), 1, MPI_INT, MPI_LAND, c.dup, &req));
+    DUCT_TRY(wait(&req, "MPI_Iallreduce of the ranks' local setup", ok));
+    if (!local_st) return local_st;
+    if (!*ok) return make_error(Errc::comm, "another rank of the communicator failed to set up duct (see its message)");
   }
 
-  DUCT_TRY(build_topology(ctx->dup, &ctx->topo));
-  for (const auto& node : ctx->topo.ranks_on) {
-    if (node.front() == ctx->topo.rank) ctx->leader_index_ = static_cast<int>(ctx->leaders_.size());
-    ctx->leaders_.push_back(node.front());
+  DUCT_TRY(build_topology(c.dup, &c.topo, wait));
+  for (const auto& node : c.topo.ranks_on) {
+    if (node.front() == c.topo.rank) c.leader_index_ = static_cast<int>(c.leaders_.size());
+    c.leaders_.push_back(node.front());
   }
-  DUCT_TRY(agree_cid(ctx->dup, &ctx->cid));
-  DUCT_TRY(channel::ChannelSet::create(ctx->dup, ctx->topo, ctx->cid, local, &ctx->channels));
-  if (ctx->topo.num_nodes == 1 && ctx->topo.size > 1) {
-    Status st = ShmArea::create(ctx->dup, ctx->topo.rank, ctx->topo.size, &ctx->shm);
+  c.yield = yield_while_waiting(c.topo.local_size);
+  DUCT_TRY(agree_cid(c.dup, &c.cid, wait));
+  cids_.insert(c.cid);
+  DUCT_TRY(channel::ChannelSet::create(c.dup, c.topo, c.cid, local, &c.channels, wait));
+  if (c.topo.num_nodes == 1 && c.topo.size > 1) {
+    Status st = ShmArea::create(c.dup, c.topo.rank, c.topo.size, &c.shm, wait);
+    if (st.code() == Errc::timeout) return st;
     if (!st) DUCT_INFO(init, "no shared-memory area (%s): small collectives use messages", st.message().c_str());
   }
-  if (std::string why; Engine::possible(*ctx, &why)) {
-    ctx->engine = std::make_unique<Engine>(*ctx);
-    DUCT_INFO(init, "device engine on: %s", ctx->engine->one_gpu() ? "every rank on one GPU, rank 0 does the work"
-                                                                     : "ranks on several GPUs, each does its share");
-  } else if (ctx->topo.num_nodes == 1 && ctx->topo.size > 1) {
+  if (std::string why; Engine::possible(c, &why)) {
+    c.engine = std::make_unique<Engine>(c);
+    DUCT_INFO(init, "device engine on: %s", c.engine->one_gpu() ? "every rank on one GPU, rank 0 does the work"
+                                                                 : "ranks on several GPUs, each does its share");
+  } else if (c.topo.num_nodes == 1 && c.topo.size > 1) {
     DUCT_INFO(init, "no device engine: %s", why.c_str());
   }
-
-  auto mode = config::get().yield;
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  long node_ranks = ctx->topo.local_size;
-  if (const char* s = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE")) node_ranks = std::max(node_ranks, std::atol(s));
-  ctx->yield = mode == config::YieldMode::yield || (mode == config::YieldMode::auto_ && node_ranks > cores);
-
-  DUCT_TRY(attr_.set(comm, ctx.get()));
-  cids_.insert(ctx->cid);
-  live_.insert(ctx.get());
-  DUCT_INFO(init, "communicator context: %d ranks on %d node(s), cid %u, %s while waiting", ctx->topo.size,
-            ctx->topo.num_nodes, ctx->cid, ctx->yield ? "yielding" : "spinning");
-  *out = ctx.release();
   return Status::ok();
 }
 

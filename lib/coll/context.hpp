@@ -4,9 +4,13 @@
 // for its own MPI traffic, the topology, a communicator id for message tags,
 // the channel to every rank, scratch buffers and the sequence number of the
 // next collective. It is created collectively on the first duct call on the
-// communicator (every setup exchange is an MPI collective, so a rank that
-// fails locally makes all ranks fail, never hang) and cached on the
-// communicator with an attribute keyval; freeing the communicator frees it.
+// communicator and cached on the communicator with an attribute keyval;
+// freeing the communicator frees it. Every setup exchange is a nonblocking
+// MPI collective (MPI_Comm_idup first, then MPI_Iallgather & co. on the
+// duplicate) waited for under DUCT_TIMEOUT and SIGUSR1 (wait_setup in
+// coll/task.hpp): a rank that fails locally makes all ranks fail, and a
+// rank that never comes makes the others time out, never hang. A setup that
+// failed stays on the communicator as a failed context.
 //
 // The Runtime is the process-wide part, created on the first duct call. It
 // registers a delete callback on MPI_COMM_SELF, which MPI runs at the start
@@ -127,7 +131,8 @@ class Runtime {
   Runtime() = default;
   Status init();
   Status create_context(MPI_Comm comm, Context** out);
-  Status agree_cid(MPI_Comm dup, std::uint32_t* cid);
+  Status setup_context(Context& c, MPI_Comm comm, int me, int n, const MpiWait& wait);
+  Status agree_cid(MPI_Comm dup, std::uint32_t* cid, const MpiWait& wait);
   void teardown() noexcept;
   static void delete_context(void* ctx) noexcept;
   static int self_delete(MPI_Comm, int, void*, void*);

@@ -19,7 +19,7 @@ constexpr std::size_t kRegion = kEngineAt + kLine + ShmArea::kEngineBytes;
 static_assert(std::atomic_ref<std::uint64_t>::is_always_lock_free, "shared-memory flags need lock-free atomics");
 }  // namespace
 
-Status ShmArea::create(MPI_Comm comm, int rank, int size, std::unique_ptr<ShmArea>* out) {
+Status ShmArea::create(MPI_Comm comm, int rank, int size, std::unique_ptr<ShmArea>* out, const MpiWait& wait) {
   auto a = std::unique_ptr<ShmArea>(new ShmArea());
   a->size_ = size;
   // Each rank's region on its own pages (a hint: without it the regions are
@@ -31,9 +31,17 @@ Status ShmArea::create(MPI_Comm comm, int rank, int size, std::unique_ptr<ShmAre
   char* mine = nullptr;
   int rc = MPI_Win_allocate_shared(static_cast<MPI_Aint>(kRegion), 1, info, comm, &mine, &a->win_);
   if (info != MPI_INFO_NULL) MPI_Info_free(&info);
-  int ok = rc == MPI_SUCCESS, all = 0;
-  DUCT_MPI_CHECK(PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, comm));
-  if (!all) {
+  auto ok = std::make_shared<int>(rc == MPI_SUCCESS);
+  MPI_Request req;
+  DUCT_MPI_CHECK(PMPI_Iallreduce(MPI_IN_PLACE, ok.get(), 1, MPI_INT, MPI_LAND, comm, &req));
+  // A wait that gives up leaves the window allocated: freeing it is
+  // collective and would block on the rank that did not come.
+  auto give_up = [&](Status st) {
+    (void)a.release();
+    return st;
+  };
+  if (Status st = wait(&req, "MPI_Iallreduce of the shared-memory window's success", ok); !st) return give_up(st);
+  if (!*ok) {
     if (a->win_ != MPI_WIN_NULL) MPI_Win_free(&a->win_);
     return rc != MPI_SUCCESS ? mpi_error(rc, "MPI_Win_allocate_shared")
                              : make_error(Errc::mpi, "MPI_Win_allocate_shared failed on another rank");
@@ -54,7 +62,8 @@ Status ShmArea::create(MPI_Comm comm, int rank, int size, std::unique_ptr<ShmAre
     a->base_[static_cast<std::size_t>(r)] = static_cast<char*>(p);
   }
   // Every region zeroed before anyone reads a flag.
-  DUCT_MPI_CHECK(PMPI_Barrier(comm));
+  DUCT_MPI_CHECK(PMPI_Ibarrier(comm, &req));
+  if (Status st = wait(&req, "MPI_Ibarrier after zeroing the shared-memory flags", nullptr); !st) return give_up(st);
   DUCT_DEBUG(coll, "shared-memory area: %d ranks, %zu bytes each (rank %d)", size, kRegion, rank);
   *out = std::move(a);
   return Status::ok();

@@ -29,6 +29,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/comm.hpp"
 #include "core/status.hpp"
 
 namespace duct::coll {
@@ -40,7 +41,9 @@ class ShmArea {
 
   // Collective over `comm` (all ranks on one node). On failure every rank
   // gets an error and no area (the algorithms are then not selected).
-  static Status create(MPI_Comm comm, int rank, int size, std::unique_ptr<ShmArea>* out);
+  // MPI_Win_allocate_shared has no nonblocking form (every rank has arrived
+  // by then); the agreement and the barrier after it complete through `wait`.
+  static Status create(MPI_Comm comm, int rank, int size, std::unique_ptr<ShmArea>* out, const MpiWait& wait);
   // Collective: frees the window.
   ~ShmArea();
 

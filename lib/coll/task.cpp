@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 #include <mutex>
+#include <vector>
 
 #include "core/config.hpp"
 #include "core/log.hpp"
@@ -221,6 +222,51 @@ void restore_dump_signal() noexcept {
   if (!g_usr1_installed) return;
   sigaction(SIGUSR1, &g_old_usr1, nullptr);
   g_usr1_installed = false;
+}
+
+Status wait_setup(MPI_Request* req, const std::string& doing, const std::string& waiting_for,
+                  std::shared_ptr<void> buffers, bool yield) {
+  using clock = std::chrono::steady_clock;
+  const double timeout = config::get().timeout;
+  Running running;
+  unsigned dump_seen = g_dump_gen.load(std::memory_order_relaxed);
+  const clock::time_point started = clock::now();
+  for (unsigned polls = 1;; ++polls) {
+    int flag = 0;
+    int rc = PMPI_Test(req, &flag, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) return mpi_error(rc, waiting_for.c_str()).context(doing.c_str());
+    if (flag) return Status::ok();
+    // Setup is rare and may wait long for a late rank: after a short spin
+    // the core is given away on every poll.
+    if (yield || polls > 1024) sched_yield();
+    const bool dump_now = g_dump_gen.load(std::memory_order_relaxed) != dump_seen;
+    if (polls % kPollsPerClockRead != 0 && !dump_now) continue;
+    const double waited = std::chrono::duration<double>(clock::now() - started).count();
+    if (dump_now) {
+      dump_seen = g_dump_gen.load(std::memory_order_relaxed);
+      Runtime* rt = Runtime::ready();
+      std::string out = strprintf("duct: rank %d (pid %d): pending for %.1f s: %s: waiting for %s\n",
+                                  rt ? rt->world_rank() : -1, static_cast<int>(getpid()), waited, doing.c_str(),
+                                  waiting_for.c_str());
+      if (rt) out += rt->describe_contexts();
+      std::fputs(out.c_str(), stderr);
+      std::fflush(stderr);
+    }
+    if (timeout > 0 && waited >= timeout) {
+      // MPI can neither cancel nor free a pending nonblocking collective:
+      // the request and its buffers stay, in case a late rank completes it.
+      static std::mutex m;
+      static std::vector<std::pair<MPI_Request, std::shared_ptr<void>>> abandoned;
+      {
+        std::lock_guard<std::mutex> lock(m);
+        abandoned.emplace_back(*req, std::move(buffers));
+      }
+      Status st = make_error(Errc::timeout, "%s: no progress for %.1f s (DUCT_TIMEOUT=%g): waiting for %s",
+                             doing.c_str(), waited, timeout, waiting_for.c_str());
+      DUCT_WARN(coll, "%s", st.message().c_str());
+      return st;
+    }
+  }
 }
 
 Status run(Context& ctx, Task& task) {

@@ -15,6 +15,11 @@ Status mpi_error(int rc, const char* call) {
   return make_error(Errc::mpi, "%s failed: %s", call, text);
 }
 
+Status mpi_wait(MPI_Request* req, const char* what, std::shared_ptr<void>) {
+  int rc = PMPI_Wait(req, MPI_STATUS_IGNORE);
+  return rc == MPI_SUCCESS ? Status::ok() : mpi_error(rc, what);
+}
+
 std::string processor_name() {
   char name[MPI_MAX_PROCESSOR_NAME + 1] = {};
   int len = 0;
@@ -22,7 +27,7 @@ std::string processor_name() {
   return std::string(name, static_cast<size_t>(len));
 }
 
-Status build_topology(MPI_Comm comm, Topology* out) {
+Status build_topology(MPI_Comm comm, Topology* out, const MpiWait& wait) {
   Topology t;
   DUCT_MPI_CHECK(MPI_Comm_rank(comm, &t.rank));
   DUCT_MPI_CHECK(MPI_Comm_size(comm, &t.size));
@@ -33,22 +38,33 @@ Status build_topology(MPI_Comm comm, Topology* out) {
   int local_rank = 0, local_size = 1;
   MPI_Comm_rank(node_comm, &local_rank);
   MPI_Comm_size(node_comm, &local_size);
-  int leader = t.rank;
-  int rc = PMPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node_comm);
-  PMPI_Comm_free(&node_comm);
-  if (rc != MPI_SUCCESS) return mpi_error(rc, "MPI_Allreduce(node leader)");
-
   struct Row {
     int leader;
     int local_rank;
     char host[MPI_MAX_PROCESSOR_NAME];
   };
-  Row mine{};
-  mine.leader = leader;
-  mine.local_rank = local_rank;
-  std::snprintf(mine.host, sizeof mine.host, "%s", processor_name().c_str());
-  std::vector<Row> rows(static_cast<size_t>(t.size));
-  DUCT_MPI_CHECK(PMPI_Allgather(&mine, sizeof(Row), MPI_BYTE, rows.data(), sizeof(Row), MPI_BYTE, comm));
+  struct Bufs {
+    int leader;
+    Row mine{};
+    std::vector<Row> rows;
+  };
+  auto buf = std::make_shared<Bufs>();
+  buf->leader = t.rank;
+  MPI_Request req;
+  int rc = PMPI_Iallreduce(MPI_IN_PLACE, &buf->leader, 1, MPI_INT, MPI_MIN, node_comm, &req);
+  Status st = rc == MPI_SUCCESS ? wait(&req, "MPI_Iallreduce of the node leaders", buf)
+                                : mpi_error(rc, "MPI_Iallreduce(node leader)");
+  PMPI_Comm_free(&node_comm);  // freed once its pending operations complete
+  DUCT_TRY(st);
+
+  buf->mine.leader = buf->leader;
+  buf->mine.local_rank = local_rank;
+  std::snprintf(buf->mine.host, sizeof buf->mine.host, "%s", processor_name().c_str());
+  buf->rows.resize(static_cast<size_t>(t.size));
+  DUCT_MPI_CHECK(PMPI_Iallgather(&buf->mine, sizeof(Row), MPI_BYTE, buf->rows.data(), sizeof(Row), MPI_BYTE, comm,
+                                 &req));
+  DUCT_TRY(wait(&req, "MPI_Iallgather of the hostnames", buf));
+  const std::vector<Row>& rows = buf->rows;
 
   std::vector<int> leaders;
   for (const Row& r : rows) leaders.push_back(r.leader);

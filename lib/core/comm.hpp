@@ -10,6 +10,8 @@
 
 #include <mpi.h>
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,9 +43,23 @@ struct Topology {
   bool same_node(int a, int b) const { return node_of[a] == node_of[b]; }
 };
 
+// How setup code waits for a nonblocking MPI request it started: the
+// collective layer passes one that watches DUCT_TIMEOUT and answers SIGUSR1
+// (coll::wait_setup); `what` names the exchange ("MPI_Iallgather of the
+// hostnames"). `buffers` owns every buffer the request reads or writes
+// (counts and displacements included): a wait that gives up on a request
+// keeps them for the life of the process, since MPI may still complete the
+// request when a late rank arrives (a nonblocking collective can be neither
+// cancelled nor freed). mpi_wait is the plain MPI_Wait.
+using MpiWait = std::function<Status(MPI_Request* req, const char* what, std::shared_ptr<void> buffers)>;
+Status mpi_wait(MPI_Request* req, const char* what, std::shared_ptr<void> buffers);
+
 // Collective over `comm`. Node indices are ordered by the lowest rank on each
-// node, so they are the same on every rank.
-Status build_topology(MPI_Comm comm, Topology* out);
+// node, so they are the same on every rank. The exchanges are nonblocking,
+// completed through `wait`; MPI_Comm_split_type has no nonblocking form
+// and is called only after every rank has arrived (the caller's own first
+// exchange shows that).
+Status build_topology(MPI_Comm comm, Topology* out, const MpiWait& wait = mpi_wait);
 
 // An attribute keyval whose values are deleted with `deleter` when the
 // communicator they are attached to is freed. Copies of the communicator

@@ -15,6 +15,18 @@
 //              rank finalizes cleanly.
 //   dump       like hang, and rank 1 sends itself SIGUSR1 while it waits: it
 //              prints its pending operation (fault.sh checks stderr).
+//   first      DUCT_TIMEOUT set: the last rank skips the first duct call of
+//              the process (on MPI_COMM_WORLD), then the first duct call on a
+//              fresh communicator, and goes on to MPI_Allreduce on
+//              MPI_COMM_WORLD. The others, still creating duct's context,
+//              get DUCT_ERRCLASS_TIMEOUT naming the context creation and the
+//              ranks it waits for, within DUCT_TIMEOUT + 2 s; the MPI calls
+//              after it and the communicators work for MPI; later duct calls
+//              on those communicators fail at once; a new communicator works
+//              with duct; every rank finalizes. Rank 1 sends itself SIGUSR1
+//              while it waits (fault.sh checks the dump).
+//   first-check  the same with DUCT_CHECK=1, then a first call on a fresh
+//              communicator with mismatched counts: DUCT_ERRCLASS_MISMATCH.
 //   kill       the last rank kills itself (SIGKILL) during a loop of large
 //              allreduces; the survivors get DUCT_ERRCLASS_PEER_FAILED or
 //              DUCT_ERRCLASS_TIMEOUT within DUCT_TIMEOUT (+ slack) and exit.
@@ -191,6 +203,84 @@ int run_hang(bool dump) {
   return 0;
 }
 
+// ---- first --------------------------------------------------------------------------------
+
+// The last rank skips a first duct call on `c`; the others time out in the
+// context creation. Every rank then meets in MPI_Allreduce on MPI_COMM_WORLD.
+void skip_first_call(MPI_Comm c, const char* what, bool dump) {
+  const int skipper = g_size - 1;
+  const char* t = std::getenv("DUCT_TIMEOUT");
+  const double limit = t ? std::atof(t) : 0;
+  std::vector<float> a(1 << 18, 1.0f), b(1 << 18, 0.0f);  // 1 MiB
+  if (g_rank != skipper) {
+    std::thread signaller;
+    if (dump && g_rank == 1)
+      signaller = std::thread([] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+        kill(getpid(), SIGUSR1);
+      });
+    Outcome o = timed([&] { return DUCT_Allreduce(a.data(), b.data(), 1 << 18, MPI_FLOAT, MPI_SUM, c); });
+    if (signaller.joinable()) signaller.join();
+    report(what, o);
+    expect(o.cls == DUCT_Error_class(DUCT_ERRCLASS_TIMEOUT), "a timeout error");
+    expect(o.seconds >= limit * 0.9 && o.seconds < limit + 2, "within DUCT_TIMEOUT + 2 s");
+    expect(has(o, "creating duct's context for communicator"), "the message says the context was being created");
+    // It cannot tell which rank is missing (MPI_Comm_idup does not say): it
+    // names the ranks other than itself, which include the missing one.
+    std::string others = g_size == 2 ? "rank " : "ranks ";
+    for (int r = 0, k = 0; r < g_size; ++r)
+      if (r != g_rank) others += (k++ ? ", " : "") + std::to_string(r);
+    expect(has(o, others.c_str()) && others.find(std::to_string(skipper)) != std::string::npos,
+           "the message names the ranks it waits for, the missing one among them");
+    // Later duct calls on the communicator fail at once.
+    Outcome again = timed([&] { return DUCT_Allreduce(a.data(), b.data(), 8, MPI_FLOAT, MPI_SUM, c); });
+    report("next duct call on that communicator", again);
+    expect(again.cls == DUCT_Error_class(DUCT_ERRCLASS_TIMEOUT) && again.seconds < 1.0,
+           "later calls fail at once with the first error");
+  }
+  // The skipping rank's next MPI call, which the others reach after their timeout.
+  int one = 1, sum = 0;
+  Outcome m = timed([&] { return MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD); });
+  report("MPI_Allreduce on MPI_COMM_WORLD after it", m);
+  expect(m.rc == MPI_SUCCESS && sum == g_size, "MPI_Allreduce on MPI_COMM_WORLD works");
+  // The communicator still works for the MPI library.
+  sum = 0;
+  m = timed([&] { return MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, c); });
+  expect(m.rc == MPI_SUCCESS && sum == g_size, "MPI_Allreduce on the communicator works");
+}
+
+int run_first(bool check) {
+  // The communicators are made first: after a rank has skipped a collective
+  // on MPI_COMM_WORLD the others hold a nonblocking collective there that
+  // never completes (duct's first MPI_Ibarrier), and Open MPI makes new
+  // communicators with nonblocking collectives on the parent, which are then
+  // out of step. Blocking collectives on it still work (checked below), and
+  // freeing it is safe (c below).
+  MPI_Comm c, d;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  MPI_Comm_dup(MPI_COMM_WORLD, &d);
+  MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  skip_first_call(MPI_COMM_WORLD, "first duct call of the process (MPI_COMM_WORLD) that the last rank skips", !check);
+  skip_first_call(c, "first duct call on a fresh communicator that the last rank skips", false);
+  MPI_Comm_free(&c);
+  // duct works on another communicator.
+  if (check) {
+    Outcome o = timed([&] {
+      return DUCT_Allreduce(g_a.data(), g_b.data(), g_rank == 0 ? 999 : 1000, MPI_FLOAT, MPI_SUM, d);
+    });
+    report("first call on a new communicator with mismatched counts", o);
+    expect(o.cls == DUCT_Error_class(DUCT_ERRCLASS_MISMATCH), "a mismatch error");
+    expect(has(o, "rank 1 called DUCT_Allreduce with count 1000, rank 0 with count 999"), "naming the ranks");
+  }
+  Outcome w = timed([&] { return DUCT_Allreduce(g_a.data(), g_b.data(), 1000, MPI_FLOAT, MPI_SUM, d); });
+  report("allreduce on another communicator afterwards", w);
+  expect(w.rc == MPI_SUCCESS && g_b[999] == static_cast<float>(g_size), "another communicator works");
+  MPI_Comm_free(&d);
+  return 0;
+}
+
 // ---- kill -----------------------------------------------------------------------------------
 
 int run_kill() {
@@ -247,10 +337,14 @@ int main(int argc, char** argv) {
     rc = run_hang(false);
   } else if (mode == "dump") {
     rc = run_hang(true);
+  } else if (mode == "first") {
+    rc = run_first(false);
+  } else if (mode == "first-check") {
+    rc = run_first(true);
   } else if (mode == "kill") {
     rc = run_kill();
   } else {
-    std::printf("usage: duct-fault mismatch|hang|dump|kill\n");
+    std::printf("usage: duct-fault mismatch|hang|dump|first|first-check|kill\n");
   }
   std::printf("rank %d: %s\n", g_rank, g_ok && rc == 0 ? "PASS" : "FAIL");
   MPI_Finalize();

@@ -11,6 +11,8 @@ case $scenario in
   hang)     env="DUCT_TIMEOUT=5" ;;
   dump)     env="DUCT_TIMEOUT=5" ;;
   kill)     env="DUCT_TIMEOUT=5" ;;
+  first)    env="DUCT_TIMEOUT=5" ;;
+  first-check) env="DUCT_TIMEOUT=5 DUCT_CHECK=1" ;;
   *) echo "unknown scenario $scenario"; exit 2 ;;
 esac
 xs=""
@@ -29,13 +31,18 @@ grep -v "^\s*$" "$err" | head -40
 fail() { echo "FAIL: $*"; exit 1; }
 [ $rc -eq 124 ] && fail "the job hung (killed after 120 s)"
 case $scenario in
-  mismatch|hang)
+  mismatch|hang|first-check)
     [ "$(grep -c ': PASS$' "$out")" -eq $np ] || fail "not every rank passed"
     [ $rc -eq 0 ] || fail "mpirun exited $rc" ;;
   dump)
     [ "$(grep -c ': PASS$' "$out")" -eq $np ] || fail "not every rank passed"
     grep -q "duct: rank 1 (pid [0-9]*): pending for .* s: DUCT_Allreduce" "$err" || fail "no SIGUSR1 dump of rank 1's pending allreduce"
     grep -q "waiting for" "$err" || fail "the dump does not say what it waits for" ;;
+  first)
+    [ "$(grep -c ': PASS$' "$out")" -eq $np ] || fail "not every rank passed"
+    [ $rc -eq 0 ] || fail "mpirun exited $rc"
+    grep -q "duct: rank 1 (pid [0-9]*): pending for .* s: creating duct's context for communicator MPI_COMM_WORLD" "$err" ||
+      fail "no SIGUSR1 dump of rank 1's context creation" ;;
   kill)
     survivors=$((np - 1))
     [ "$(grep -c 'allreduce loop while a peer dies: \(PEER_FAILED\|TIMEOUT\)' "$out")" -eq $survivors ] ||
