@@ -241,7 +241,7 @@ int rank_binding(int local) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool cfg = false, markdown = false, algos = false, has_device = false;
+  bool cfg = false, markdown = false, algos = false, has_device = false, version = false;
   int binding_for = -1;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -249,13 +249,21 @@ int main(int argc, char** argv) {
     else if (a == "--markdown") markdown = true;
     else if (a == "-a" || a == "--algorithms") algos = true;
     else if (a == "--has-device") has_device = true;
+    else if (a == "--version") version = true;
     else if (a == "--rank-binding" && i + 1 < argc) binding_for = std::atoi(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: duct-info [-c [--markdown]] [-a] [--has-device] [--rank-binding LOCAL_RANK]\n");
+      std::fprintf(stderr, "usage: duct-info [--version] [-c [--markdown]] [-a] [--has-device] [--rank-binding LOCAL_RANK]\n");
       return 2;
     }
   }
   // The local queries need no MPI.
+  if (version) {
+    int major = 0, minor = 0, patch = 0;
+    DUCT_Get_version(&major, &minor, &patch);
+    std::printf("duct %d.%d.%d (library: %s; compiled against duct.h %d.%d.%d)\n", major, minor, patch,
+                DUCT_Version_string(), DUCT_VERSION_MAJOR, DUCT_VERSION_MINOR, DUCT_VERSION_PATCH);
+    return 0;
+  }
   if (binding_for >= 0) return rank_binding(binding_for);
   if (has_device) {
     if (!memory::cuda::available()) std::printf("no CUDA device: %s\n", memory::cuda::unavailable_reason().c_str());

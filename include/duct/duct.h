@@ -89,9 +89,15 @@
 extern "C" {
 #endif
 
+/* The version this header belongs to (semantic versioning; the shared
+ * library's soname is libduct.so.0.MINOR while MAJOR is 0, libduct.so.MAJOR
+ * after). DUCT_VERSION orders versions: 10000 * MAJOR + 100 * MINOR + PATCH,
+ * so `#if DUCT_VERSION >= 100` means 0.1.0 or later. DUCT_Get_version()
+ * gives the library's at run time. */
 #define DUCT_VERSION_MAJOR 0
 #define DUCT_VERSION_MINOR 1
 #define DUCT_VERSION_PATCH 0
+#define DUCT_VERSION (DUCT_VERSION_MAJOR * 10000 + DUCT_VERSION_MINOR * 100 + DUCT_VERSION_PATCH)
 
 /* ---- datatypes ---------------------------------------------------------- */
 
@@ -329,6 +335,13 @@ int DUCT_Query_cuda_support(void);
 
 /* duct's version as "major.minor.patch (cuda yes|no)"; static storage. */
 const char *DUCT_Version_string(void);
+
+/* The version of the libduct this process runs (which may differ from the
+ * DUCT_VERSION_* it was compiled with, if another libduct is found at run
+ * time). major, minor, patch: where to store the numbers; any may be NULL.
+ * Callable at any time, before MPI_Init and after MPI_Finalize (like
+ * MPI_Get_version). Returns MPI_SUCCESS. */
+int DUCT_Get_version(int *major, int *minor, int *patch);
 
 #ifdef __cplusplus
 }

@@ -14,7 +14,19 @@ extern "C" int DUCT_Error_class(DUCT_Errclass which) {
 
 extern "C" int DUCT_Query_cuda_support(void) { return duct::memory::cuda::available() ? 1 : 0; }
 
+#define DUCT_STR2(x) #x
+#define DUCT_STR(x) DUCT_STR2(x)
+#define DUCT_VERSION_TEXT DUCT_STR(DUCT_VERSION_MAJOR) "." DUCT_STR(DUCT_VERSION_MINOR) "." DUCT_STR(DUCT_VERSION_PATCH)
+
 extern "C" const char* DUCT_Version_string(void) {
-  static const char* v = duct::reduce::device_built() ? "0.1.0 (cuda yes)" : "0.1.0 (cuda no)";
+  static const char* v =
+      duct::reduce::device_built() ? DUCT_VERSION_TEXT " (cuda yes)" : DUCT_VERSION_TEXT " (cuda no)";
   return v;
+}
+
+extern "C" int DUCT_Get_version(int* major, int* minor, int* patch) {
+  if (major) *major = DUCT_VERSION_MAJOR;
+  if (minor) *minor = DUCT_VERSION_MINOR;
+  if (patch) *patch = DUCT_VERSION_PATCH;
+  return MPI_SUCCESS;
 }

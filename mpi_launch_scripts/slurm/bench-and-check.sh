@@ -7,8 +7,17 @@
 # unless N is 0.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=${DUCTDIR:-$(cd "$here/../.." && pwd)}
-build=${DUCTBUILD:-$root/build}
+# The tools: an installed prefix (DUCT_PREFIX, or this script under
+# PREFIX/share/duct/slurm), else the source tree's build directory.
+prefix=${DUCT_PREFIX:-}
+[ -z "$prefix" ] && [ -z "${DUCTBUILD:-}" ] && [ -x "$here/../../../bin/duct-info" ] && prefix=$(cd "$here/../../.." && pwd)
+if [ -n "$prefix" ]; then
+  info=$prefix/bin/duct-info benchx=$prefix/bin/duct-bench
+else
+  root=${DUCTDIR:-$(cd "$here/../.." && pwd)}
+  build=${DUCTBUILD:-$root/build}
+  info=$build/apps/duct-info benchx=$build/apps/duct-bench
+fi
 max=${DUCTBENCH_MAX:-256M}
 wrong=0 failed=0
 
@@ -21,10 +30,10 @@ bench() {  # bench ARGS...: one duct-bench run; adds its #wrong to the total
   wrong=$((wrong + $(echo "$out" | awk '$1 ~ /^[0-9]+$/ && NF >= 13 { n += $9 + $13 } END { print n + 0 }')))
 }
 
-"$@" "$build/apps/duct-info" || failed=$((failed + 1))
-bench "$@" "$build/apps/duct-bench" -b 8 -e "$max" -f 8 -n 20 -w 5
+"$@" "$info" || failed=$((failed + 1))
+bench "$@" "$benchx" -b 8 -e "$max" -f 8 -n 20 -w 5
 for c in allreduce bcast reduce allgather reduce_scatter alltoall gather scatter; do
-  bench "$@" "$build/apps/duct-bench" -C "$c" -b 8 -e 1M -f 128 -n 3 -w 1 -m 0
+  bench "$@" "$benchx" -C "$c" -b 8 -e 1M -f 128 -n 3 -w 1 -m 0
 done
 echo "duct-slurm: #wrong total $wrong, failed runs $failed"
 [ $wrong -eq 0 ] && [ $failed -eq 0 ]
