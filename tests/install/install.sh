@@ -39,6 +39,13 @@ loaded=$(ldd "$prefix/bin/duct-info" | awk '$1 ~ /^libduct\.so/ { print $3 }')
 if [ -n "$loaded" ] && [ "$(readlink -f "$loaded")" = "$(readlink -f "$libdir/libduct.so")" ]; then
   ok "duct-info loads libduct from the prefix"
 else ldd "$prefix/bin/duct-info"; fail "duct-info does not load libduct from the prefix"; fi
+# EXPECT_UCX_LIBDIR (relocated.sh): libduct must load UCX from there, by
+# its runpath, with no LD_LIBRARY_PATH.
+if [ -n "${EXPECT_UCX_LIBDIR:-}" ]; then
+  ucp=$(ldd "$libdir/libduct.so" | awk '$1 ~ /^libucp\.so/ { print $3 }')
+  case $(readlink -f "$ucp") in "$(readlink -f "$EXPECT_UCX_LIBDIR")"/*) ok "libduct loads UCX from $EXPECT_UCX_LIBDIR" ;;
+    *) readelf -d "$libdir/libduct.so" | grep -i path; fail "libduct loads UCX from '$ucp', not $EXPECT_UCX_LIBDIR" ;; esac
+fi
 v=$("$prefix/bin/duct-info" --version) && echo "$v" | grep -q '^duct [0-9]*\.[0-9]*\.[0-9]*' &&
   ok "duct-info --version: $v" || fail "duct-info --version: $v"
 "$mpirun" -np 2 "$prefix/bin/duct-info" >"$tmp/info.log" 2>&1 && ok "mpirun -np 2 duct-info" ||
@@ -51,7 +58,10 @@ echo "$dry" | grep -q "mpirun .*-np 2 .*$prefix/bin/duct-run --rank -- /bin/true
 grep -q "^DUCT_PREFIX=\${DUCT_PREFIX:-/" "$prefix/share/duct/slurm/duct-1node.sbatch" &&
   ok "the installed batch scripts know the prefix" || fail "the installed batch scripts lack the prefix"
 
-# The consumers, outside the source tree.
+# The consumers, outside the source tree. CONSUMER_BUILD_ENV: NAME=VALUE
+# words set while building them (relocated.sh points Open MPI's wrappers,
+# which CMake's FindMPI asks, at a relocated prefix).
+b() { env ${CONSUMER_BUILD_ENV:-} "$@"; }
 cp -r "$src" "$tmp/consumer"
 cd "$tmp/consumer" || exit 1
 export PKG_CONFIG_PATH="$(dirname "$pc")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
@@ -62,16 +72,16 @@ run_app() {  # run_app NAME EXE
     cat "$tmp/$1.log"; fail "$1 at 2 ranks"
   fi
 }
-if make -s app-make >"$tmp/make.log" 2>&1; then run_app pkg-config-make ./app-make
+if b make -s app-make >"$tmp/make.log" 2>&1; then run_app pkg-config-make ./app-make
 else cat "$tmp/make.log"; fail "the Makefile consumer (pkg-config) does not build"; fi
 if command -v cmake >/dev/null; then
-  if cmake -S . -B cm -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/cmake.log" 2>&1 && cmake --build cm >>"$tmp/cmake.log" 2>&1; then
+  if b cmake -S . -B cm -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/cmake.log" 2>&1 && b cmake --build cm >>"$tmp/cmake.log" 2>&1; then
     run_app cmake-find-package cm/app-cmake
   else cat "$tmp/cmake.log"; fail "the CMake consumer (find_package) does not build"; fi
 else
   fail "cmake not found (Debian package cmake)"
 fi
-if meson setup ms >"$tmp/meson.log" 2>&1 && ninja -C ms >>"$tmp/meson.log" 2>&1; then run_app meson-dependency ms/app-meson
+if b meson setup ms >"$tmp/meson.log" 2>&1 && b ninja -C ms >>"$tmp/meson.log" 2>&1; then run_app meson-dependency ms/app-meson
 else cat "$tmp/meson.log"; fail "the meson consumer (dependency('duct')) does not build"; fi
 
 [ $fails -eq 0 ] && echo "PASS: install and consume" || echo "FAILED: $fails check(s)"
