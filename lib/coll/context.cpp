@@ -192,28 +192,40 @@ Status Runtime::context(MPI_Comm comm, Context** out) {
   return Status::ok();
 }
 
-Status Runtime::agree_cid(MPI_Comm dup, std::uint32_t* cid, const MpiWait& wait) {
-  // The smallest id >= every rank's next candidate that no rank has in use.
+Status Runtime::agree_cid(MPI_Comm dup, std::uint32_t* cid, bool local_ok, bool* all_ok, const MpiWait& wait) {
+  // The smallest id >= every rank's next candidate that no rank has in use;
+  // the first exchange also carries "my local setup failed" (MPI_MAX of 0/1).
   struct Bufs {
-    std::uint32_t cand, agreed;
+    std::uint32_t mine[2], max[2];
     int is_free;
   };
   auto b = std::make_shared<Bufs>();
-  b->cand = next_cid_;
-  for (unsigned tries = 0; tries < channel::ucx::kMaxCid; ++tries) {
+  b->mine[0] = next_cid_;
+  b->mine[1] = local_ok ? 0 : 1;
+  {
     MPI_Request req;
-    DUCT_MPI_CHECK(PMPI_Iallreduce(&b->cand, &b->agreed, 1, MPI_UINT32_T, MPI_MAX, dup, &req));
+    DUCT_MPI_CHECK(PMPI_Iallreduce(b->mine, b->max, 2, MPI_UINT32_T, MPI_MAX, dup, &req));
     DUCT_TRY(wait(&req, "MPI_Iallreduce of the communicator id", b));
-    if (b->agreed >= channel::ucx::kMaxCid) b->agreed = 1;
-    b->is_free = cids_.count(b->agreed) == 0;
+  }
+  *all_ok = b->max[1] == 0;
+  if (!*all_ok) return Status::ok();
+  for (unsigned tries = 0; tries < channel::ucx::kMaxCid; ++tries) {
+    if (tries > 0) {
+      MPI_Request req;
+      DUCT_MPI_CHECK(PMPI_Iallreduce(b->mine, b->max, 1, MPI_UINT32_T, MPI_MAX, dup, &req));
+      DUCT_TRY(wait(&req, "MPI_Iallreduce of the communicator id", b));
+    }
+    if (b->max[0] >= channel::ucx::kMaxCid) b->max[0] = 1;
+    b->is_free = cids_.count(b->max[0]) == 0;
+    MPI_Request req;
     DUCT_MPI_CHECK(PMPI_Iallreduce(MPI_IN_PLACE, &b->is_free, 1, MPI_INT, MPI_LAND, dup, &req));
     DUCT_TRY(wait(&req, "MPI_Iallreduce of the communicator id", b));
     if (b->is_free) {
-      *cid = b->agreed;
-      next_cid_ = b->agreed + 1;
+      *cid = b->max[0];
+      next_cid_ = b->max[0] + 1;
       return Status::ok();
     }
-    b->cand = b->agreed + 1;
+    b->mine[0] = b->max[0] + 1;
   }
   return make_error(Errc::not_supported, "more than %u communicators in use by duct at once",
                     channel::ucx::kMaxCid - 1);
@@ -326,22 +338,18 @@ Status Runtime::setup_context(Context& c, MPI_Comm comm, int me, int n, const Mp
   channel::PeerInfo local;
   Status local_st = channel::local_peer_info(&local);
   if (local_st) local.numa = hwtopo::process_numa_node();
-  {
-    auto ok = std::make_shared<int>(local_st.is_ok());
-    MPI_Request req;
-    DUCT_MPI_CHECK(PMPI_Iallreduce(MPI_IN_PLACE, ok.get(), 1, MPI_INT, MPI_LAND, c.dup, &req));
-    DUCT_TRY(wait(&req, "MPI_Iallreduce of the ranks' local setup", ok));
-    if (!local_st) return local_st;
-    if (!*ok) return make_error(Errc::comm, "another rank of the communicator failed to set up duct (see its message)");
-  }
-
   DUCT_TRY(build_topology(c.dup, &c.topo, wait));
   for (const auto& node : c.topo.ranks_on) {
     if (node.front() == c.topo.rank) c.leader_index_ = static_cast<int>(c.leaders_.size());
     c.leaders_.push_back(node.front());
   }
   c.yield = yield_while_waiting(c.topo.local_size);
-  DUCT_TRY(agree_cid(c.dup, &c.cid, wait));
+  // The cid exchange also carries whether every rank's local setup worked
+  // (one round fewer than a separate agreement).
+  bool all_ok = false;
+  DUCT_TRY(agree_cid(c.dup, &c.cid, local_st.is_ok(), &all_ok, wait));
+  if (!local_st) return local_st;
+  if (!all_ok) return make_error(Errc::comm, "another rank of the communicator failed to set up duct (see its message)");
   cids_.insert(c.cid);
   DUCT_TRY(channel::ChannelSet::create(c.dup, c.topo, c.cid, local, &c.channels, wait));
   if (c.topo.num_nodes == 1 && c.topo.size > 1) {

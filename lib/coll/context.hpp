@@ -132,7 +132,7 @@ class Runtime {
   Status init();
   Status create_context(MPI_Comm comm, Context** out);
   Status setup_context(Context& c, MPI_Comm comm, int me, int n, const MpiWait& wait);
-  Status agree_cid(MPI_Comm dup, std::uint32_t* cid, const MpiWait& wait);
+  Status agree_cid(MPI_Comm dup, std::uint32_t* cid, bool local_ok, bool* all_ok, const MpiWait& wait);
   void teardown() noexcept;
   static void delete_context(void* ctx) noexcept;
   static int self_delete(MPI_Comm, int, void*, void*);
