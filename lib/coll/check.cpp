@@ -155,10 +155,11 @@ Status check_call(Context& ctx, const CollArgs& a) {
     std::vector<Verdict> verdicts;
   };
   auto b = std::make_shared<Bufs>();
-  const std::string doing = strprintf("DUCT_CHECK of %s on communicator cid %u", a.call, ctx.cid);
+  const Describe doing = [&] { return strprintf("DUCT_CHECK of %s on communicator cid %u", a.call, ctx.cid); };
   auto wait_mpi = [&](MPI_Request* r, const char* what) {
-    Status w = wait_setup(r, doing, std::string(what) + " (a rank of the communicator has not entered the collective)",
-                          b, ctx.yield);
+    Status w = wait_setup(
+        r, doing, [what] { return std::string(what) + " (a rank of the communicator has not entered the collective)"; },
+        b, ctx.yield);
     if (!w) ctx.failed = w;
     return w;
   };

@@ -202,22 +202,17 @@ Status Runtime::agree_cid(MPI_Comm dup, std::uint32_t* cid, bool local_ok, bool*
   auto b = std::make_shared<Bufs>();
   b->mine[0] = next_cid_;
   b->mine[1] = local_ok ? 0 : 1;
-  {
-    MPI_Request req;
-    DUCT_MPI_CHECK(PMPI_Iallreduce(b->mine, b->max, 2, MPI_UINT32_T, MPI_MAX, dup, &req));
-    DUCT_TRY(wait(&req, "MPI_Iallreduce of the communicator id", b));
-  }
-  *all_ok = b->max[1] == 0;
-  if (!*all_ok) return Status::ok();
+  *all_ok = true;
   for (unsigned tries = 0; tries < channel::ucx::kMaxCid; ++tries) {
-    if (tries > 0) {
-      MPI_Request req;
-      DUCT_MPI_CHECK(PMPI_Iallreduce(b->mine, b->max, 1, MPI_UINT32_T, MPI_MAX, dup, &req));
-      DUCT_TRY(wait(&req, "MPI_Iallreduce of the communicator id", b));
+    MPI_Request req;
+    DUCT_MPI_CHECK(PMPI_Iallreduce(b->mine, b->max, tries == 0 ? 2 : 1, MPI_UINT32_T, MPI_MAX, dup, &req));
+    DUCT_TRY(wait(&req, "MPI_Iallreduce of the communicator id", b));
+    if (tries == 0 && b->max[1] != 0) {
+      *all_ok = false;
+      return Status::ok();
     }
     if (b->max[0] >= channel::ucx::kMaxCid) b->max[0] = 1;
     b->is_free = cids_.count(b->max[0]) == 0;
-    MPI_Request req;
     DUCT_MPI_CHECK(PMPI_Iallreduce(MPI_IN_PLACE, &b->is_free, 1, MPI_INT, MPI_LAND, dup, &req));
     DUCT_TRY(wait(&req, "MPI_Iallreduce of the communicator id", b));
     if (b->is_free) {
@@ -283,7 +278,7 @@ Status Runtime::create_context(MPI_Comm comm, Context** out) {
   // under DUCT_TIMEOUT and SIGUSR1 (wait_setup), so a rank that never comes
   // turns into a timeout error on the ranks that did, not a hang.
   const MpiWait wait = [&](MPI_Request* req, const char* what, std::shared_ptr<void> buffers) {
-    return wait_setup(req, doing, what, std::move(buffers), ctx->yield);
+    return wait_setup(req, [&] { return doing; }, [what] { return std::string(what); }, std::move(buffers), ctx->yield);
   };
   Status st = setup_context(*ctx, comm, me, n, wait);
   if (!st) {
@@ -333,8 +328,8 @@ Status Runtime::setup_context(Context& c, MPI_Comm comm, int me, int n, const Mp
   }
   DUCT_MPI_CHECK(MPI_Comm_set_errhandler(c.dup, MPI_ERRORS_RETURN));
 
-  // Local setup first (UCX worker, CUDA device), then agree that every rank
-  // succeeded before any exchange that needs it.
+  // Local setup (UCX worker, CUDA device); whether every rank's succeeded is
+  // agreed with the cid, before any exchange that needs it.
   channel::PeerInfo local;
   Status local_st = channel::local_peer_info(&local);
   if (local_st) local.numa = hwtopo::process_numa_node();

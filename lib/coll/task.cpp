@@ -168,10 +168,11 @@ void on_usr1(int) {
   g_dump_gen.fetch_add(1, std::memory_order_relaxed);
 }
 
-void dump(const Task& task, double waited) {
+// `what`: what the call is waiting for (Task::describe(), or a setup wait's).
+void dump(const std::string& what, double waited) {
   Runtime* rt = Runtime::ready();
   std::string out = strprintf("duct: rank %d (pid %d): pending for %.1f s: %s\n", rt ? rt->world_rank() : -1,
-                              static_cast<int>(getpid()), waited, task.describe().c_str());
+                              static_cast<int>(getpid()), waited, what.c_str());
   std::string ops = channel::describe_active();
   if (!ops.empty()) out += "duct:   channel operations in flight:\n" + ops;
   if (rt) out += rt->describe_contexts();
@@ -224,8 +225,8 @@ void restore_dump_signal() noexcept {
   g_usr1_installed = false;
 }
 
-Status wait_setup(MPI_Request* req, const std::string& doing, const std::string& waiting_for,
-                  std::shared_ptr<void> buffers, bool yield) {
+Status wait_setup(MPI_Request* req, const Describe& doing, const Describe& waiting_for, std::shared_ptr<void> buffers,
+                  bool yield) {
   using clock = std::chrono::steady_clock;
   const double timeout = config::get().timeout;
   Running running;
@@ -234,7 +235,7 @@ Status wait_setup(MPI_Request* req, const std::string& doing, const std::string&
   for (unsigned polls = 1;; ++polls) {
     int flag = 0;
     int rc = PMPI_Test(req, &flag, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS) return mpi_error(rc, waiting_for.c_str()).context(doing.c_str());
+    if (rc != MPI_SUCCESS) return mpi_error(rc, waiting_for().c_str()).context(doing().c_str());
     if (flag) return Status::ok();
     // Setup is rare and may wait long for a late rank: after a short spin
     // the core is given away on every poll.
@@ -244,25 +245,19 @@ Status wait_setup(MPI_Request* req, const std::string& doing, const std::string&
     const double waited = std::chrono::duration<double>(clock::now() - started).count();
     if (dump_now) {
       dump_seen = g_dump_gen.load(std::memory_order_relaxed);
-      Runtime* rt = Runtime::ready();
-      std::string out = strprintf("duct: rank %d (pid %d): pending for %.1f s: %s: waiting for %s\n",
-                                  rt ? rt->world_rank() : -1, static_cast<int>(getpid()), waited, doing.c_str(),
-                                  waiting_for.c_str());
-      if (rt) out += rt->describe_contexts();
-      std::fputs(out.c_str(), stderr);
-      std::fflush(stderr);
+      dump(doing() + ": waiting for " + waiting_for(), waited);
     }
     if (timeout > 0 && waited >= timeout) {
       // MPI can neither cancel nor free a pending nonblocking collective:
-      // the request and its buffers stay, in case a late rank completes it.
+      // its buffers stay, in case a late rank completes it.
       static std::mutex m;
-      static std::vector<std::pair<MPI_Request, std::shared_ptr<void>>> abandoned;
+      static std::vector<std::shared_ptr<void>> abandoned;
       {
         std::lock_guard<std::mutex> lock(m);
-        abandoned.emplace_back(*req, std::move(buffers));
+        abandoned.push_back(std::move(buffers));
       }
       Status st = make_error(Errc::timeout, "%s: no progress for %.1f s (DUCT_TIMEOUT=%g): waiting for %s",
-                             doing.c_str(), waited, timeout, waiting_for.c_str());
+                             doing().c_str(), waited, timeout, waiting_for().c_str());
       DUCT_WARN(coll, "%s", st.message().c_str());
       return st;
     }
@@ -312,7 +307,7 @@ Status run(Context& ctx, Task& task) {
       }
       if (dump_now) {
         dump_seen = g_dump_gen.load(std::memory_order_relaxed);
-        dump(task, std::chrono::duration<double>(now - started).count());
+        dump(task.describe(), std::chrono::duration<double>(now - started).count());
       }
       const double still = std::chrono::duration<double>(now - last_move).count();
       if (timeout > 0 && still >= timeout && !done) {

@@ -8,6 +8,7 @@
 // the same tasks.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -69,11 +70,13 @@ Status run(Context& ctx, Task& task);
 // DUCT_CHECK's signature exchange) under the same watch as run(): with
 // DUCT_TIMEOUT set it gives up after that long with Errc::timeout, the
 // message "<doing>: no progress for T s (DUCT_TIMEOUT=T): waiting for
-// <waiting_for>"; SIGUSR1 prints the same. `buffers` are kept for the life
-// of the process when it gives up (core/comm.hpp, MpiWait). `yield` gives
-// the core away between polls (oversubscribed node).
-Status wait_setup(MPI_Request* req, const std::string& doing, const std::string& waiting_for,
-                  std::shared_ptr<void> buffers, bool yield);
+// <waiting_for>"; SIGUSR1 prints the same. The texts are built only then
+// (DUCT_CHECK waits on every call). `buffers` are kept for the life of the
+// process when it gives up (core/comm.hpp, MpiWait). `yield` gives the core
+// away between polls (oversubscribed node).
+using Describe = std::function<std::string()>;
+Status wait_setup(MPI_Request* req, const Describe& doing, const Describe& waiting_for, std::shared_ptr<void> buffers,
+                  bool yield);
 
 // Take SIGUSR1 for pending-operation dumps, unless the application handles
 // it already; restore the previous disposition at teardown.
