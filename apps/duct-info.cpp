@@ -1,9 +1,11 @@
 // duct-info: what duct sees and would do on this job.
 //
 //   mpirun -np 4 duct-info          ranks, hosts, nodes, GPU and NUMA node per
-//                                   rank, the channel of every rank pair, UCX,
-//                                   IPC handle cache counters (after three
-//                                   device allreduces where cuda_ipc is used)
+//                                   rank, which ranks share each GPU and
+//                                   whether MPS serves them, the channel of
+//                                   every rank pair, UCX, IPC handle cache
+//                                   counters (after three device allreduces
+//                                   where cuda_ipc is used)
 //   duct-info -c                    every DUCT_* variable: default, value, doc
 //   duct-info -c --markdown         the same as docs/env.md
 //   duct-info -a                    every algorithm and the selection table
@@ -11,11 +13,13 @@
 //   duct-info --rank-binding L      for the rank with local rank L: its GPU by
 //                                   local rank, the CUDA_VISIBLE_DEVICES order
 //                                   that makes it device 0, its NUMA node and
-//                                   CPUs (hwloc), as shell assignments
+//                                   CPUs (hwloc), whether MPS serves it, as
+//                                   shell assignments
 //                                   (mpi_launch_scripts/duct-run uses them)
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -53,6 +57,35 @@ void print_config(bool markdown) {
   if (!unknown.empty()) std::printf("# unknown DUCT_* variables in the environment: %s\n", unknown.c_str());
   const Status& st = config::load_status();
   if (!st) std::printf("# invalid: %s\n", st.message().c_str());
+}
+
+// One line per GPU in use (host, PCI bus id): the ranks on it and whether
+// MPS serves them. `gpus[r]` is "host bus mps" of rank r, empty without a GPU.
+void print_mps(const std::vector<std::string>& gpus) {
+  struct Gpu {
+    std::string key, ranks;
+    int n = 0, mps = 0;
+  };
+  std::vector<Gpu> seen;
+  for (std::size_t r = 0; r < gpus.size(); ++r) {
+    if (gpus[r].empty()) continue;
+    const std::string key = gpus[r].substr(0, gpus[r].rfind(' '));
+    const int mps = gpus[r].back() == '1';
+    auto it = std::find_if(seen.begin(), seen.end(), [&](const Gpu& g) { return g.key == key; });
+    if (it == seen.end()) it = seen.insert(seen.end(), Gpu{key, "", 0, 0});
+    if (it->n++) it->ranks += ',';
+    it->ranks += std::to_string(r);
+    it->mps += mps;
+  }
+  for (const Gpu& g : seen) {
+    const char* state = g.mps == g.n ? "MPS active" : g.mps == 0 ? "MPS not active" : "MPS active on some ranks only";
+    std::printf("# GPU %s: ranks %s, %s", g.key.c_str(), g.ranks.c_str(), state);
+    if (g.n > 1 && g.mps < g.n)
+      std::printf(" (%d ranks share this GPU: without MPS every GPU operation of one rank is a context switch for the others, "
+                  "and small device collectives take 10x longer; duct-run --mps starts MPS for the job)",
+                  g.n);
+    std::printf("\n");
+  }
 }
 
 void print_algorithms() {
@@ -110,11 +143,15 @@ int job_info() {
   const Topology& t = ctx->topo;
   const channel::PeerInfo& me = ctx->channels->info(rank);
   std::string gpu = "none";
+  bool mps = false;
   if (me.cuda) {
     int numa = hwtopo::pci_numa_node(me.bus_id);
-    gpu = strprintf("cuda:%d %s (%s, NUMA %d)", me.device, memory::cuda::device_name(me.device).c_str(), me.bus_id,
-                    numa);
+    (void)memory::cuda::mps_enabled(me.device, &mps);
+    gpu = strprintf("cuda:%d %s (%s, NUMA %d, MPS %s)", me.device, memory::cuda::device_name(me.device).c_str(),
+                    me.bus_id, numa, mps ? "active" : "not active");
   }
+  // Per GPU: which ranks share it and whether MPS serves them.
+  std::vector<std::string> gpus = gather(me.cuda ? strprintf("%s %s %d", t.host_of[static_cast<size_t>(rank)].c_str(), me.bus_id, mps ? 1 : 0) : std::string(), MPI_COMM_WORLD);
   std::string line = strprintf("rank %-3d host %-16s node %d local %d pid %-7d NUMA %-2d GPU %s\n", rank,
                                t.host_of[static_cast<size_t>(rank)].c_str(), t.node, t.local_rank, me.pid, me.numa,
                                gpu.c_str());
@@ -157,6 +194,7 @@ int job_info() {
                                     ? strprintf("%d device(s) visible to rank 0", memory::cuda::device_count()).c_str()
                                     : memory::cuda::unavailable_reason().c_str());
     std::printf("# %s\n", hwtopo::describe().c_str());
+    print_mps(gpus);
     std::printf("# %d rank(s) on %d node(s)\n", n, t.num_nodes);
     for (int node = 0; node < t.num_nodes; ++node) {
       std::string ranks;
@@ -233,8 +271,10 @@ int rank_binding(int local) {
   std::string bus;
   (void)memory::cuda::pci_bus_id(g, &bus);
   const int numa = hwtopo::pci_numa_node(bus);
-  std::printf("DUCTRUN_GPU=%d\nDUCTRUN_VISIBLE=%s\nDUCTRUN_BUS=%s\nDUCTRUN_NUMA=%d\nDUCTRUN_CPUS=%s\n", g,
-              rotated.c_str(), bus.c_str(), numa, hwtopo::numa_cpus(numa).c_str());
+  bool mps = false;
+  (void)memory::cuda::mps_enabled(g, &mps);
+  std::printf("DUCTRUN_GPU=%d\nDUCTRUN_VISIBLE=%s\nDUCTRUN_BUS=%s\nDUCTRUN_NUMA=%d\nDUCTRUN_CPUS=%s\nDUCTRUN_MPS=%d\n", g,
+              rotated.c_str(), bus.c_str(), numa, hwtopo::numa_cpus(numa).c_str(), mps ? 1 : 0);
   return 0;
 }
 

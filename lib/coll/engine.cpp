@@ -75,6 +75,58 @@ class PhaseWait final : public Waitable {
   int next_ = 0;
 };
 
+// The worker waits for its own done word (written by the GPU after the
+// kernel); every 4096 polls it asks the stream, so a kernel that failed
+// (and will never write the word) is reported.
+class DoneWait final : public Waitable {
+ public:
+  DoneWait(const std::uint64_t* done, std::uint64_t k, void* stream) : done_(done), k_(k), stream_(stream) {}
+  void poll(bool* ready) override {
+    *ready = load(done_) >= k_;
+    if (*ready || ++polls_ % 4096 != 0) return;
+    bool finished = false;
+    status = memory::cuda::stream_query(stream_, &finished);
+    *ready = !status || finished;
+  }
+  std::string describe() const override {
+    return strprintf("the device engine's kernel of engine call %llu to finish on the GPU (the done word is at %llu)",
+                     static_cast<unsigned long long>(k_), static_cast<unsigned long long>(load(done_)));
+  }
+
+ private:
+  const std::uint64_t* done_;
+  std::uint64_t k_;
+  void* stream_;
+  std::uint64_t polls_ = 0;
+};
+
+// A rank other than the worker (one GPU) waits for the worker's outcome.
+enum class Outcome { pending, done, fallback, failed };
+Outcome worker_outcome(const ShmArea& s, std::uint64_t k) {
+  const std::uint64_t w = load(s.engine_word(0));  // before the done word (see all_at)
+  if (load(s.engine_done(0)) >= k) return Outcome::done;
+  if (w == word(k, kFailed)) return Outcome::failed;
+  if (w / 8 > k || w == word(k, kCannotMap)) return Outcome::fallback;
+  return Outcome::pending;
+}
+class OutcomeWait final : public Waitable {
+ public:
+  OutcomeWait(const ShmArea& s, std::uint64_t k) : s_(s), k_(k) {}
+  void poll(bool* ready) override { *ready = (outcome = worker_outcome(s_, k_)) != Outcome::pending; }
+  std::string describe() const override {
+    const std::uint64_t w = load(s_.engine_word(0));
+    return strprintf("rank 0's device engine kernel of engine call %llu to finish (rank 0 is at \"%s\" of call %llu; "
+                     "its done word is at %llu)",
+                     static_cast<unsigned long long>(k_), phase_name(w), static_cast<unsigned long long>(w / 8),
+                     static_cast<unsigned long long>(load(s_.engine_done(0))));
+  }
+  Outcome outcome = Outcome::pending;
+
+ private:
+  const ShmArea& s_;
+  std::uint64_t k_;
+};
+
 WaitAwaiter<PhaseWait> wait_phase(const ShmArea& s, int me, std::uint64_t k, Phase p, const char* what) {
   return WaitAwaiter<PhaseWait>{PhaseWait(s, me, word(k, p), what)};
 }
@@ -82,10 +134,16 @@ WaitAwaiter<PhaseWait> wait_phase(const ShmArea& s, int me, std::uint64_t k, Pha
 // Whether every other rank's word at call k has one of the phases in `ok`
 // (a word already past k means that rank left the call without the engine).
 // On false, *who is a rank that did not.
-bool all_at(const ShmArea& s, int me, std::uint64_t k, std::initializer_list<Phase> ok, int* who) {
+// With one worker (rank 0), a word past k also means "took the engine at
+// k" when the worker's done word has reached k: the worker's kernel ran, so
+// every rank was eligible, and the ranks leave the call without waiting
+// for each other. (The phase word is read before the done word: the worker
+// writes its next phase only after it saw its done word.)
+bool all_at(const ShmArea& s, int me, std::uint64_t k, std::initializer_list<Phase> ok, int* who, bool one_gpu) {
   for (int q = 0; q < s.size(); ++q) {
     if (q == me) continue;
     const std::uint64_t w = load(s.engine_word(q));
+    if (one_gpu && w / 8 > k && load(s.engine_done(0)) >= k) continue;
     bool good = w / 8 == k;
     if (good) {
       good = false;
@@ -347,7 +405,21 @@ Engine::Engine(const Context& ctx) : shm_(ctx.shm.get()), me_(ctx.rank()) {
   bool same = true;
   for (int r = 0; r < ctx.size(); ++r) same = same && std::strcmp(ctx.channels->info(r).bus_id, self.bus_id) == 0;
   workers_ = same ? 1 : ctx.size();
+  const bool worker = workers_ > 1 || me_ == 0;
+  if (worker && config::get().engine_memops && memory::cuda::stream_memops()) {
+    void* dev = nullptr;
+    Status st = memory::cuda::host_register(shm_->engine_done(me_), sizeof(std::uint64_t), &dev);
+    if (st) {
+      done_registered_ = shm_->engine_done(me_);
+      done_dev_ = dev;
+    } else {
+      DUCT_INFO(coll, "device engine: cannot register the shared-memory done word (%s); kernel completion is polled "
+                "with a CUDA event", st.message().c_str());
+    }
+  }
 }
+
+Engine::~Engine() { memory::cuda::host_unregister(done_registered_); }
 
 void Engine::decline() noexcept { publish(*shm_, me_, next_call(), kDeclined); }
 
@@ -369,18 +441,29 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
   publish(s, me, k, kArrived);
   DUCT_CO_TRY(co_await wait_phase(s, me, k, kDeclined, "arriving at the call"));
   int who = -1;
-  if (!all_at(s, me, k, {kArrived, kMapped, kCannotMap, kDone, kFailed}, &who)) {
+  if (!all_at(s, me, k, {kArrived, kMapped, kCannotMap, kDone, kFailed}, &who, e.one_gpu())) {
     if (ctx.first_time(std::string("engine-peer-declined ") + a.call))
       DUCT_INFO(coll, "%s: device engine not used: rank %d's buffers do not qualify (host memory or not exportable)",
                 a.call, who);
     co_return co_await fallback(ctx, a, seq);
   }
 
-  // 2. map
   const bool worker = e.workers() > 1 || me == 0;
+  if (!worker) {
+    // One GPU: rank 0 does the work; wait for its outcome.
+    WaitAwaiter<OutcomeWait> w{OutcomeWait(s, k)};
+    DUCT_CO_TRY(co_await w);
+    const Outcome o = worker_outcome(s, k);
+    if (o == Outcome::fallback) co_return co_await fallback(ctx, a, seq);
+    publish(s, me, k, kDone);  // an acknowledgement: rank 0 waits for it only when it failed
+    if (o == Outcome::failed) co_return make_error(Errc::cuda, "the device engine failed on rank 0 (see its message)");
+    co_return Status::ok();
+  }
+
+  // 2. map
   CallGuard guard{&e.pinned_};
   Views v;
-  Status st = worker ? map_peers(ctx, &e.pinned_, a, &v) : Status::ok();
+  Status st = map_peers(ctx, &e.pinned_, a, &v);
   if (!st) {
     DUCT_INFO(coll, "%s: device engine cannot map the peers' buffers (%s): every rank falls back", a.call,
               st.message().c_str());
@@ -388,31 +471,48 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
     e.pinned_.clear();
   }
   publish(s, me, k, st ? kMapped : kCannotMap);
-  DUCT_CO_TRY(co_await wait_phase(s, me, k, kMapped, "mapping the peers' buffers"));
-  if (!st || !all_at(s, me, k, {kMapped, kDone, kFailed}, &who)) {
-    // Nothing has been written: every rank takes the other algorithm.
-    co_return co_await fallback(ctx, a, seq);
+  if (e.one_gpu()) {
+    // The other ranks map nothing; they learn the outcome from rank 0's words.
+    if (!st) co_return co_await fallback(ctx, a, seq);
+  } else {
+    DUCT_CO_TRY(co_await wait_phase(s, me, k, kMapped, "mapping the peers' buffers"));
+    if (!st || !all_at(s, me, k, {kMapped, kDone, kFailed}, &who, false)) {
+      // Nothing has been written: every rank takes the other algorithm.
+      co_return co_await fallback(ctx, a, seq);
+    }
   }
 
   // 3. work
-  if (worker) {
-    DUCT_CO_TRY(memory::cuda::stream(&guard.stream));
-    st = launch(e, a, me, n, v, guard.stream);
-    memory::Fence fence;
+  DUCT_CO_TRY(memory::cuda::stream(&guard.stream));
+  st = launch(e, a, me, n, v, guard.stream);
+  if (st) guard.launched = true;
+  if (st && e.done_dev_) {
+    st = memory::cuda::write_value64(guard.stream, e.done_dev_, k);
     if (st) {
-      guard.launched = true;
-      st = fence.record(guard.stream);
+      WaitAwaiter<DoneWait> w{DoneWait(s.engine_done(me), k, guard.stream)};
+      st = co_await w;
     }
+  } else if (st) {
+    memory::Fence fence;
+    st = fence.record(guard.stream);
     if (st) st = co_await wait(fence);
-    guard.completed = st.is_ok();
-    if (!st) {
-      publish(s, me, k, kFailed);
-      co_return st.context("device engine");
+    if (st) std::atomic_ref<std::uint64_t>(*s.engine_done(me)).store(k, std::memory_order_release);
+  }
+  guard.completed = st.is_ok();
+  if (!st) {
+    publish(s, me, k, kFailed);
+    if (e.one_gpu()) {
+      // The others acknowledge with "done" before this rank may leave the
+      // call (its next phase word must not hide the failure from them).
+      Status seen = co_await wait_phase(s, me, k, kDone, "telling the other ranks that the kernel failed");
+      (void)seen;
     }
+    co_return st.context("device engine");
   }
 
   // 4. done
   publish(s, me, k, kDone);
+  if (e.one_gpu()) co_return Status::ok();
   DUCT_CO_TRY(co_await wait_phase(s, me, k, kDone, "finishing the call"));
   for (int q = 0; q < n; ++q)
     if (load(s.engine_word(q)) == word(k, kFailed))

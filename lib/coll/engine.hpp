@@ -15,10 +15,23 @@
 //      peers' buffers through the IPC cache and publish "mapped" (or
 //      "cannot map": then every rank falls back, before anything is written);
 //   3. work: the working ranks launch the collective's kernel on duct's
-//      stream and wait for it (a fence, polled by the task: DUCT_TIMEOUT and
-//      hang reports work as for any collective);
-//   4. done: every rank publishes "done" and waits for all, so no rank
-//      returns while another still reads or writes its buffers.
+//      stream, then a stream memory operation that writes the call number
+//      into the rank's done word in the shared-memory area (registered with
+//      CUDA): the host polls that word (DUCT_TIMEOUT and hang reports work
+//      as for any collective; a kernel fault is caught by asking the stream
+//      now and then). Without stream memory operations, a CUDA event is
+//      polled and the host writes the done word;
+//   4. done: with one worker (one GPU), the other ranks return as soon as
+//      the worker's done word reaches the call: the worker's kernel was
+//      the only thing touching anyone's buffers, and the worker returns
+//      without waiting for them. With several workers, every rank publishes
+//      "done" and waits for all, so no rank returns while another still
+//      reads or writes its buffers.
+//
+// The fixed cost of a small call is then one kernel launch and its
+// completion (measured on an H100: about 9 us without MPS and 10 with it,
+// docs/benchmarks/scripts/lat_floor.cu) plus one arrival exchange through
+// shared memory.
 //
 // Who works: when all ranks share one GPU, rank 0 alone runs one kernel for
 // the whole collective. Without MPS, kernels of different processes never
@@ -69,6 +82,9 @@ class Engine {
   // known) can have an engine; the answer is the same on every rank.
   static bool possible(const Context& ctx, std::string* why);
   explicit Engine(const Context& ctx);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
 
   // 1: rank 0 does all the work (ranks share one GPU); n: every rank works on its share.
   int workers() const noexcept { return workers_; }
@@ -89,6 +105,11 @@ class Engine {
   int workers_ = 1;
   std::uint64_t calls_ = 0;
   std::vector<memory::IpcKey> pinned_;  // mappings held by the call in flight (released by its CallGuard)
+  // This rank's done word in the shared-memory area, registered with CUDA:
+  // the GPU writes the call number there after the kernel
+  // (cuStreamWriteValue64). Null: the host writes it after a CUDA event.
+  void* done_registered_ = nullptr;
+  void* done_dev_ = nullptr;
 };
 
 // Run `a` on the engine, or on `fallback` (the collective's algorithm

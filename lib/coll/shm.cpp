@@ -15,7 +15,7 @@ constexpr std::size_t kLine = 64;
 constexpr std::size_t kSlotStride = (8 + ShmArea::kSlotBytes + kLine - 1) / kLine * kLine;
 constexpr std::size_t kDoneLine = kLine;
 constexpr std::size_t kEngineAt = kDoneLine + 2 * kSlotStride;
-constexpr std::size_t kRegion = kEngineAt + kLine + ShmArea::kEngineBytes;
+constexpr std::size_t kRegion = kEngineAt + 2 * kLine + ShmArea::kEngineBytes;
 static_assert(std::atomic_ref<std::uint64_t>::is_always_lock_free, "shared-memory flags need lock-free atomics");
 }  // namespace
 
@@ -92,7 +92,11 @@ std::uint64_t* ShmArea::engine_word(int r) const {
   return reinterpret_cast<std::uint64_t*>(base_[static_cast<std::size_t>(r)] + kEngineAt);
 }
 
-void* ShmArea::engine_desc(int r) const { return base_[static_cast<std::size_t>(r)] + kEngineAt + kLine; }
+std::uint64_t* ShmArea::engine_done(int r) const {
+  return reinterpret_cast<std::uint64_t*>(base_[static_cast<std::size_t>(r)] + kEngineAt + kLine);
+}
+
+void* ShmArea::engine_desc(int r) const { return base_[static_cast<std::size_t>(r)] + kEngineAt + 2 * kLine; }
 
 void ShmArea::finish(int me, std::uint64_t k) const {
   std::atomic_ref<std::uint64_t>(*done(me)).store(k, std::memory_order_release);

@@ -54,9 +54,12 @@ class ShmArea {
   // Rank r's done sequence number (std::atomic_ref).
   std::uint64_t* done(int r) const;
   // The device engine's part of rank r's region (coll/engine.hpp): its
-  // phase word on a cache line of its own, then kEngineBytes of descriptor.
+  // phase word on a cache line of its own, its done word (the number of the
+  // last engine call whose work it finished, written by the GPU) on
+  // another, then kEngineBytes of descriptor.
   static constexpr std::size_t kEngineBytes = 512;
   std::uint64_t* engine_word(int r) const;
+  std::uint64_t* engine_done(int r) const;
   void* engine_desc(int r) const;
   // This rank finished sequence k: publish it (release).
   void finish(int me, std::uint64_t k) const;

@@ -54,6 +54,10 @@ constexpr Var kTable[] = {
     {"DUCT_ENGINE", Kind::boolean, "1", nullptr, true,
      "device engine for single-node communicators whose ranks reach each other by CUDA IPC: device "
      "collectives in one kernel over the peers' mapped buffers; 0 uses the channel algorithms"},
+    {"DUCT_ENGINE_MEMOPS", Kind::boolean, "1", nullptr, false,
+     "the device engine learns that its kernel finished from a word the GPU writes into the node's "
+     "shared memory (a stream memory operation; the other ranks read it too), not by polling a CUDA "
+     "event; 0 polls the event (for comparison, or where registering the shared memory fails)"},
     {"DUCT_INTERPOSE", Kind::boolean, "1", nullptr, true,
      "with libduct-mpi loaded (LD_PRELOAD): 1 serves the program's MPI collectives with duct, 0 passes "
      "every call to the MPI library unchanged"},
@@ -157,6 +161,7 @@ Status apply(const Var& v, const char* value, Config* c) {
   if (name == "DUCT_PEER_FAILURE") return bool_field(&c->peer_failure);
   if (name == "DUCT_INTERPOSE") return bool_field(&c->interpose);
   if (name == "DUCT_ENGINE") return bool_field(&c->engine);
+  if (name == "DUCT_ENGINE_MEMOPS") return bool_field(&c->engine_memops);
   auto long_field = [&](long* field, long lo, long hi, const char* expected) -> Status {
     long n;
     if (!parse_long(value, &n) || n < lo || n > hi) return bad_value(v, value, expected);

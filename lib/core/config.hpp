@@ -44,6 +44,7 @@ struct Config {
   bool peer_failure = true;          // DUCT_PEER_FAILURE
   bool interpose = true;             // DUCT_INTERPOSE (libduct-mpi)
   bool engine = true;                // DUCT_ENGINE
+  bool engine_memops = true;         // DUCT_ENGINE_MEMOPS
   long ipc_cache_size = 256;         // DUCT_IPC_CACHE_SIZE
   size_t ipc_cache_bytes = size_t{1} << 30;  // DUCT_IPC_CACHE_BYTES
 };

@@ -37,6 +37,7 @@ Status cuda_error(cudaError_t e, const char* call) {
   } while (0)
 
 using PointerGetAttributes = CUresult (*)(unsigned int, CUpointer_attribute*, void**, CUdeviceptr);
+using StreamValue64 = CUresult (*)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
 
 struct State {
   std::atomic<bool> probed{false};
@@ -44,6 +45,7 @@ struct State {
   int count = 0;
   std::string reason;
   PointerGetAttributes get_attrs = nullptr;
+  StreamValue64 write_value = nullptr, wait_value = nullptr;
   std::mutex mutex;
   std::map<int, cudaStream_t> streams;  // per device
   std::vector<cudaEvent_t> free_events;
@@ -80,6 +82,27 @@ void probe() {
     s.get_attrs = reinterpret_cast<PointerGetAttributes>(fn);
   else
     DUCT_INFO(memory, "cuPointerGetAttributes not found through the runtime; using cudaPointerGetAttributes");
+  // Stream memory operations (CUDA 11.7+ drivers have them on every device).
+  auto entry = [](const char* name, void** out) {
+    cudaDriverEntryPointQueryResult qr{};
+#if CUDART_VERSION >= 12050
+    cudaError_t er = cudaGetDriverEntryPointByVersion(name, out, 11070, cudaEnableDefault, &qr);
+#else
+    cudaError_t er = cudaGetDriverEntryPoint(name, out, cudaEnableDefault, &qr);
+#endif
+    if (er != cudaSuccess || qr != cudaDriverEntryPointSuccess) *out = nullptr;
+    cudaGetLastError();
+  };
+  void* wr = nullptr;
+  void* wt = nullptr;
+  entry("cuStreamWriteValue64", &wr);
+  entry("cuStreamWaitValue64", &wt);
+  if (wr && wt) {
+    s.write_value = reinterpret_cast<StreamValue64>(wr);
+    s.wait_value = reinterpret_cast<StreamValue64>(wt);
+  } else {
+    DUCT_INFO(memory, "stream memory operations (cuStreamWriteValue64) not found; device completion is polled with events");
+  }
   DUCT_INFO(memory, "%d CUDA device(s) visible", n);
 }
 
@@ -187,6 +210,13 @@ std::string device_name(int dev) noexcept {
   return p.name;
 }
 
+Status mps_enabled(int dev, bool* out) noexcept {
+  int v = 0;
+  DUCT_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMpsEnabled, dev));
+  *out = v != 0;
+  return Status::ok();
+}
+
 Status stream(void** out) noexcept {
   State& s = ready();
   int dev = 0;
@@ -199,6 +229,53 @@ Status stream(void** out) noexcept {
     it = s.streams.emplace(dev, st).first;
   }
   *out = it->second;
+  return Status::ok();
+}
+
+Status host_register(void* p, std::size_t bytes, void** dev) noexcept {
+  DUCT_CUDA_CHECK(cudaHostRegister(p, bytes, cudaHostRegisterMapped | cudaHostRegisterPortable));
+  cudaError_t e = cudaHostGetDevicePointer(dev, p, 0);
+  if (e != cudaSuccess) {
+    cudaHostUnregister(p);
+    return cuda_error(e, "cudaHostGetDevicePointer");
+  }
+  return Status::ok();
+}
+
+void host_unregister(void* p) noexcept {
+  if (p && cudaHostUnregister(p) != cudaSuccess) cudaGetLastError();
+}
+
+bool stream_memops() noexcept { return ready().write_value != nullptr; }
+
+namespace {
+Status driver_error(CUresult r, const char* what) {
+  return make_error(Errc::cuda, "%s failed: CUresult %d", what, static_cast<int>(r));
+}
+}  // namespace
+
+Status write_value64(void* st, void* dev, std::uint64_t value) noexcept {
+  State& s = ready();
+  if (!s.write_value) return make_error(Errc::cuda, "cuStreamWriteValue64 is not available");
+  CUresult r = s.write_value(static_cast<CUstream>(st), reinterpret_cast<CUdeviceptr>(dev), value, 0);
+  return r == CUDA_SUCCESS ? Status::ok() : driver_error(r, "cuStreamWriteValue64");
+}
+
+Status wait_value64(void* st, void* dev, std::uint64_t value) noexcept {
+  State& s = ready();
+  if (!s.wait_value) return make_error(Errc::cuda, "cuStreamWaitValue64 is not available");
+  CUresult r = s.wait_value(static_cast<CUstream>(st), reinterpret_cast<CUdeviceptr>(dev), value, CU_STREAM_WAIT_VALUE_GEQ);
+  return r == CUDA_SUCCESS ? Status::ok() : driver_error(r, "cuStreamWaitValue64");
+}
+
+Status stream_query(void* st, bool* done) noexcept {
+  cudaError_t e = cudaStreamQuery(static_cast<cudaStream_t>(st));
+  if (e == cudaErrorNotReady) {
+    *done = false;
+    return Status::ok();
+  }
+  *done = true;
+  DUCT_CUDA_CHECK(e);
   return Status::ok();
 }
 

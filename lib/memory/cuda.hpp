@@ -53,6 +53,9 @@ Status pci_bus_id(int dev, std::string* out) noexcept;
 Status device_by_pci_bus_id(const std::string& bus, int* dev) noexcept;
 Status can_access_peer(int dev, int peer, bool* out) noexcept;
 std::string device_name(int dev) noexcept;
+// Whether contexts on `dev` are shared through an MPS server (the MPS control
+// daemon runs and this process is its client): cudaDevAttrMpsEnabled.
+Status mps_enabled(int dev, bool* out) noexcept;
 
 // duct's stream on the current device (created on first use, non-blocking).
 Status stream(void** out) noexcept;
@@ -84,6 +87,27 @@ Status ipc_get_handle(void* base, IpcHandle* out) noexcept;
 // maps an old allocation in that range (cudaErrorAlreadyMapped).
 Status ipc_open(const IpcHandle& h, void** mapped, bool* already_mapped) noexcept;
 Status ipc_close(void* mapped) noexcept;
+
+// Host memory the GPU writes and reads: page-lock [p, p+bytes) and map it
+// into the device's address space (cudaHostRegister, mapped and portable;
+// shared-memory segments of other processes work too). *dev is the address
+// kernels and stream memory operations use.
+Status host_register(void* p, std::size_t bytes, void** dev) noexcept;
+void host_unregister(void* p) noexcept;
+
+// Stream memory operations (cuStreamWriteValue64 / cuStreamWaitValue64):
+// after everything before it on `stream`, write `value` to `dev` (a device
+// address, or registered host memory's device address) with a memory fence
+// first, so a process that sees the value sees every write before it; and
+// make later work on `stream` wait until the 64-bit word at `dev` is >=
+// `value` (cyclic comparison), without a kernel or the host.
+// stream_memops() says whether the driver offers them.
+bool stream_memops() noexcept;
+Status write_value64(void* stream, void* dev, std::uint64_t value) noexcept;
+Status wait_value64(void* stream, void* dev, std::uint64_t value) noexcept;
+// Whether everything on `stream` has finished (*done); an error of work on
+// the stream is returned.
+Status stream_query(void* stream, bool* done) noexcept;
 
 // Release duct's streams and events (at finalize).
 void shutdown() noexcept;

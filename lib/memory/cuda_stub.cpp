@@ -29,8 +29,15 @@ Status pci_bus_id(int, std::string*) noexcept { return no_cuda("cudaDeviceGetPCI
 Status device_by_pci_bus_id(const std::string&, int*) noexcept { return no_cuda("cudaDeviceGetByPCIBusId"); }
 Status can_access_peer(int, int, bool*) noexcept { return no_cuda("cudaDeviceCanAccessPeer"); }
 std::string device_name(int) noexcept { return "none"; }
+Status mps_enabled(int, bool*) noexcept { return no_cuda("cudaDeviceGetAttribute"); }
 Status stream(void**) noexcept { return no_cuda("cudaStreamCreate"); }
 Status stream_sync(void*) noexcept { return no_cuda("cudaStreamSynchronize"); }
+Status host_register(void*, std::size_t, void**) noexcept { return no_cuda("cudaHostRegister"); }
+void host_unregister(void*) noexcept {}
+bool stream_memops() noexcept { return false; }
+Status write_value64(void*, void*, std::uint64_t) noexcept { return no_cuda("cuStreamWriteValue64"); }
+Status wait_value64(void*, void*, std::uint64_t) noexcept { return no_cuda("cuStreamWaitValue64"); }
+Status stream_query(void*, bool*) noexcept { return no_cuda("cudaStreamQuery"); }
 Status copy_async(void*, const void*, std::size_t, void*) noexcept { return no_cuda("cudaMemcpyAsync"); }
 Status copy(void*, const void*, std::size_t) noexcept { return no_cuda("cudaMemcpy"); }
 Status alloc_device(std::size_t, void**) noexcept { return no_cuda("cudaMalloc"); }
