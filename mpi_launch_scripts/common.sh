@@ -16,8 +16,9 @@ libhwloc-dev catch2 cmake"
 # Extra packages for the whole test suite (test.sh): clang with libFuzzer and
 # the sanitizer runtimes (sanitizer suite), SLURM and munge (the batch
 # scripts under a local SLURM cluster), mpi4py (the preload library under
-# Python), iproute2 (the network-namespace cluster).
-DUCT_TEST_PACKAGES="clang libclang-rt-dev slurm-wlm munge python3-mpi4py iproute2"
+# Python), iproute2 (the network-namespace cluster), gfortran (the preload
+# library under Fortran programs).
+DUCT_TEST_PACKAGES="clang libclang-rt-dev slurm-wlm munge python3-mpi4py iproute2 gfortran"
 
 duct_log() { printf '[duct] %s\n' "$*" >&2; }
 

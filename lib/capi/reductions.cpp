@@ -37,6 +37,8 @@ Status classify(MPI_Datatype dt, MPI_Op op, bool inter, Red* out) {
   if (inter) return (out->why = "intercommunicator"), Status::ok();
   if (!known) return (out->why = "datatype " + type_text(dt)), Status::ok();
   if (!lookup_op(op, &out->op)) return (out->why = op_text(op)), Status::ok();
+  if (out->dt.cat == Category::f_integer && (out->op == RedOp::land || out->op == RedOp::lor || out->op == RedOp::lxor))
+    return (out->why = op_text(op) + " on Fortran integer " + out->dt.name + " (MPI answers)"), Status::ok();
   if (!op_valid_for(out->op, out->dt.cat))
     return make_error(Errc::op_type, "op = %s is not defined for datatype %s (MPI-4.0 §6.9.2)", op_text(op).c_str(),
                       out->dt.name);

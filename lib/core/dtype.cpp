@@ -83,6 +83,57 @@ MPI_Datatype make_half(MPI_Datatype* slot, const char* name) {
   return t;
 }
 
+// Fortran's predefined types, mapped by the sizes the MPI library gives them
+// (MPI_INTEGER is 8 bytes under -fdefault-integer-8): filled once, after
+// MPI_Init, on the first lookup that misses the C table.
+struct FortranRow {
+  MPI_Datatype type;
+  bool real;
+  const char* name;
+  Elem elem;
+  bool ok;
+};
+FortranRow g_fortran[] = {
+    {MPI_REAL, true, "MPI_REAL", Elem::f32, false},
+    {MPI_DOUBLE_PRECISION, true, "MPI_DOUBLE_PRECISION", Elem::f64, false},
+    {MPI_REAL4, true, "MPI_REAL4", Elem::f32, false},
+    {MPI_REAL8, true, "MPI_REAL8", Elem::f64, false},
+    {MPI_INTEGER, false, "MPI_INTEGER", Elem::i32, false},
+    {MPI_INTEGER1, false, "MPI_INTEGER1", Elem::i8, false},
+    {MPI_INTEGER2, false, "MPI_INTEGER2", Elem::i16, false},
+    {MPI_INTEGER4, false, "MPI_INTEGER4", Elem::i32, false},
+    {MPI_INTEGER8, false, "MPI_INTEGER8", Elem::i64, false},
+};
+std::once_flag g_fortran_once;
+
+bool lookup_fortran(MPI_Datatype t, DType* out) noexcept {
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  if (!init || fin) return false;
+  std::call_once(g_fortran_once, [] {
+    for (FortranRow& r : g_fortran) {
+      int size = 0;
+      if (r.type == MPI_DATATYPE_NULL || PMPI_Type_size(r.type, &size) != MPI_SUCCESS) continue;
+      r.ok = true;
+      if (r.real && size == 4) r.elem = Elem::f32;
+      else if (r.real && size == 8) r.elem = Elem::f64;
+      else if (!r.real && size == 1) r.elem = Elem::i8;
+      else if (!r.real && size == 2) r.elem = Elem::i16;
+      else if (!r.real && size == 4) r.elem = Elem::i32;
+      else if (!r.real && size == 8) r.elem = Elem::i64;
+      else r.ok = false;  // a size duct has no kernel for: MPI reduces it
+    }
+  });
+  for (const FortranRow& r : g_fortran) {
+    if (r.type != t) continue;
+    if (!r.ok) return false;
+    *out = {r.elem, r.real ? Category::floating : Category::f_integer, r.name};
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 const char* elem_name(Elem e) noexcept {
@@ -109,6 +160,7 @@ bool lookup_dtype(MPI_Datatype t, DType* out) noexcept {
       return true;
     }
   }
+  if (lookup_fortran(t, out)) return true;
   if (t == g_f16) {
     *out = {Elem::f16, Category::floating, "DUCT_FLOAT16"};
     return true;
@@ -142,7 +194,7 @@ bool op_valid_for(RedOp op, Category cat) noexcept {
     case RedOp::prod:
     case RedOp::min:
     case RedOp::max:
-      return cat == Category::c_integer || cat == Category::floating;
+      return cat == Category::c_integer || cat == Category::f_integer || cat == Category::floating;
     case RedOp::land:
     case RedOp::lor:
     case RedOp::lxor:
@@ -150,7 +202,7 @@ bool op_valid_for(RedOp op, Category cat) noexcept {
     case RedOp::band:
     case RedOp::bor:
     case RedOp::bxor:
-      return cat == Category::c_integer || cat == Category::byte;
+      return cat == Category::c_integer || cat == Category::f_integer || cat == Category::byte;
     case RedOp::count_:
       break;
   }

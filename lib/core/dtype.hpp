@@ -19,7 +19,9 @@ namespace duct {
 enum class Elem : std::uint8_t { i8, u8, i16, u16, i32, u32, i64, u64, f16, bf16, f32, f64, count_ };
 
 // MPI-4.0 §6.9.2 groups of basic datatypes.
-enum class Category : std::uint8_t { c_integer, floating, logical, byte };
+// MPI-4.0 §6.9.2's groups: C integer, Fortran integer (no logical ops),
+// floating point, logical, byte.
+enum class Category : std::uint8_t { c_integer, floating, logical, byte, f_integer };
 
 enum class RedOp : std::uint8_t { sum, prod, min, max, land, lor, lxor, band, bor, bxor, count_ };
 

@@ -142,3 +142,136 @@ int MPIX_Query_cuda_support(void) {
 }
 
 }  // extern "C"
+
+// ---- Fortran -------------------------------------------------------------------
+// Open MPI's Fortran bindings (libmpi_mpifh: mpi_allreduce_ and its other
+// spellings; libmpi_usempif08's mpi_allreduce_f08_, which calls
+// ompi_allreduce_f) call PMPI_Allreduce directly, so the C definitions above
+// never see a Fortran program's calls. These definitions take every
+// spelling: gfortran and most compilers (mpi_x_), g77-style (mpi_x__), no
+// underscore (mpi_x), upper case (MPI_X), Open MPI's own aliases (MPI_X_f,
+// MPI_X_f08) and its internal entry (ompi_x_f, what `use mpi_f08` reaches).
+// Each converts the handles (MPI_*_f2c), turns the addresses of Fortran's
+// MPI_IN_PLACE and MPI_BOTTOM (the common blocks mpi_fortran_in_place_ and
+// mpi_fortran_bottom_, looked up once) into C's, and calls the C function
+// above (so DUCT_INTERPOSE=0 passes to PMPI_ too). ierr may be absent
+// (null) in the f08 path.
+namespace {
+
+static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER arrays are passed on as int arrays");
+
+struct FortranConstants {
+  const void* in_place[4] = {};
+  const void* bottom[4] = {};
+  FortranConstants() {
+    const char* ip[] = {"mpi_fortran_in_place_", "mpi_fortran_in_place", "mpi_fortran_in_place__", "MPI_FORTRAN_IN_PLACE"};
+    const char* bt[] = {"mpi_fortran_bottom_", "mpi_fortran_bottom", "mpi_fortran_bottom__", "MPI_FORTRAN_BOTTOM"};
+    for (int i = 0; i < 4; ++i) {
+      in_place[i] = dlsym(RTLD_DEFAULT, ip[i]);
+      bottom[i] = dlsym(RTLD_DEFAULT, bt[i]);
+    }
+    if (on())  // (also loads the configuration the log level comes from)
+      DUCT_INFO(capi, "libduct-mpi: Fortran MPI collectives are served too (Fortran's MPI_IN_PLACE at %p)", in_place[0]);
+  }
+};
+
+const void* fbuf(const void* p) {
+  static const FortranConstants c;
+  if (p == nullptr) return p;
+  for (const void* q : c.in_place)
+    if (q && p == q) return MPI_IN_PLACE;
+  for (const void* q : c.bottom)
+    if (q && p == q) return MPI_BOTTOM;
+  return p;
+}
+void* fbuf(void* p) { return const_cast<void*>(fbuf(static_cast<const void*>(p))); }
+
+void set(MPI_Fint* ierr, int rc) {
+  if (ierr) *ierr = static_cast<MPI_Fint>(rc);
+}
+
+using F = MPI_Fint;
+MPI_Datatype T(const F* t) { return MPI_Type_f2c(*t); }
+MPI_Comm C(const F* c) { return MPI_Comm_f2c(*c); }
+MPI_Op O(const F* o) { return MPI_Op_f2c(*o); }
+
+}  // namespace
+
+// One implementation per collective, then its spellings as aliases.
+#define DUCT_FORTRAN_NAMES(impl, lower, upper, mixed, params)                    \
+  void lower##_ params __attribute__((alias(#impl)));                            \
+  void lower##__ params __attribute__((alias(#impl)));                           \
+  void lower params __attribute__((alias(#impl)));                               \
+  void upper params __attribute__((alias(#impl)));                               \
+  void mixed##_f params __attribute__((alias(#impl)));                           \
+  void mixed##_f08 params __attribute__((alias(#impl)));                         \
+  void o##lower##_f params __attribute__((alias(#impl)));
+
+extern "C" {
+
+#define P_ALLREDUCE (void* sb, void* rb, F* count, F* dt, F* op, F* comm, F* ierr)
+void duct_f_allreduce P_ALLREDUCE { set(ierr, MPI_Allreduce(fbuf(sb), fbuf(rb), *count, T(dt), O(op), C(comm))); }
+DUCT_FORTRAN_NAMES(duct_f_allreduce, mpi_allreduce, MPI_ALLREDUCE, MPI_Allreduce, P_ALLREDUCE)
+
+#define P_REDUCE (void* sb, void* rb, F* count, F* dt, F* op, F* root, F* comm, F* ierr)
+void duct_f_reduce P_REDUCE { set(ierr, MPI_Reduce(fbuf(sb), fbuf(rb), *count, T(dt), O(op), *root, C(comm))); }
+DUCT_FORTRAN_NAMES(duct_f_reduce, mpi_reduce, MPI_REDUCE, MPI_Reduce, P_REDUCE)
+
+#define P_RSB (void* sb, void* rb, F* count, F* dt, F* op, F* comm, F* ierr)
+void duct_f_reduce_scatter_block P_RSB {
+  set(ierr, MPI_Reduce_scatter_block(fbuf(sb), fbuf(rb), *count, T(dt), O(op), C(comm)));
+}
+DUCT_FORTRAN_NAMES(duct_f_reduce_scatter_block, mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK,
+                   MPI_Reduce_scatter_block, P_RSB)
+
+#define P_RS (void* sb, void* rb, F* counts, F* dt, F* op, F* comm, F* ierr)
+void duct_f_reduce_scatter P_RS {
+  set(ierr, MPI_Reduce_scatter(fbuf(sb), fbuf(rb), counts, T(dt), O(op), C(comm)));
+}
+DUCT_FORTRAN_NAMES(duct_f_reduce_scatter, mpi_reduce_scatter, MPI_REDUCE_SCATTER, MPI_Reduce_scatter, P_RS)
+
+#define P_BCAST (void* b, F* count, F* dt, F* root, F* comm, F* ierr)
+void duct_f_bcast P_BCAST { set(ierr, MPI_Bcast(fbuf(b), *count, T(dt), *root, C(comm))); }
+DUCT_FORTRAN_NAMES(duct_f_bcast, mpi_bcast, MPI_BCAST, MPI_Bcast, P_BCAST)
+
+#define P_AG (void* sb, F* sc, F* st, void* rb, F* rc, F* rt, F* comm, F* ierr)
+void duct_f_allgather P_AG { set(ierr, MPI_Allgather(fbuf(sb), *sc, T(st), fbuf(rb), *rc, T(rt), C(comm))); }
+DUCT_FORTRAN_NAMES(duct_f_allgather, mpi_allgather, MPI_ALLGATHER, MPI_Allgather, P_AG)
+void duct_f_alltoall P_AG { set(ierr, MPI_Alltoall(fbuf(sb), *sc, T(st), fbuf(rb), *rc, T(rt), C(comm))); }
+DUCT_FORTRAN_NAMES(duct_f_alltoall, mpi_alltoall, MPI_ALLTOALL, MPI_Alltoall, P_AG)
+
+#define P_AGV (void* sb, F* sc, F* st, void* rb, F* rcs, F* displs, F* rt, F* comm, F* ierr)
+void duct_f_allgatherv P_AGV {
+  set(ierr, MPI_Allgatherv(fbuf(sb), *sc, T(st), fbuf(rb), rcs, displs, T(rt), C(comm)));
+}
+DUCT_FORTRAN_NAMES(duct_f_allgatherv, mpi_allgatherv, MPI_ALLGATHERV, MPI_Allgatherv, P_AGV)
+
+#define P_A2AV (void* sb, F* scs, F* sd, F* st, void* rb, F* rcs, F* rd, F* rt, F* comm, F* ierr)
+void duct_f_alltoallv P_A2AV {
+  set(ierr, MPI_Alltoallv(fbuf(sb), scs, sd, T(st), fbuf(rb), rcs, rd, T(rt), C(comm)));
+}
+DUCT_FORTRAN_NAMES(duct_f_alltoallv, mpi_alltoallv, MPI_ALLTOALLV, MPI_Alltoallv, P_A2AV)
+
+#define P_ROOTED (void* sb, F* sc, F* st, void* rb, F* rc, F* rt, F* root, F* comm, F* ierr)
+void duct_f_gather P_ROOTED { set(ierr, MPI_Gather(fbuf(sb), *sc, T(st), fbuf(rb), *rc, T(rt), *root, C(comm))); }
+DUCT_FORTRAN_NAMES(duct_f_gather, mpi_gather, MPI_GATHER, MPI_Gather, P_ROOTED)
+void duct_f_scatter P_ROOTED { set(ierr, MPI_Scatter(fbuf(sb), *sc, T(st), fbuf(rb), *rc, T(rt), *root, C(comm))); }
+DUCT_FORTRAN_NAMES(duct_f_scatter, mpi_scatter, MPI_SCATTER, MPI_Scatter, P_ROOTED)
+
+#define P_GV (void* sb, F* sc, F* st, void* rb, F* rcs, F* displs, F* rt, F* root, F* comm, F* ierr)
+void duct_f_gatherv P_GV {
+  set(ierr, MPI_Gatherv(fbuf(sb), *sc, T(st), fbuf(rb), rcs, displs, T(rt), *root, C(comm)));
+}
+DUCT_FORTRAN_NAMES(duct_f_gatherv, mpi_gatherv, MPI_GATHERV, MPI_Gatherv, P_GV)
+
+#define P_SV (void* sb, F* scs, F* displs, F* st, void* rb, F* rc, F* rt, F* root, F* comm, F* ierr)
+void duct_f_scatterv P_SV {
+  set(ierr, MPI_Scatterv(fbuf(sb), scs, displs, T(st), fbuf(rb), *rc, T(rt), *root, C(comm)));
+}
+DUCT_FORTRAN_NAMES(duct_f_scatterv, mpi_scatterv, MPI_SCATTERV, MPI_Scatterv, P_SV)
+
+#define P_BARRIER (F* comm, F* ierr)
+void duct_f_barrier P_BARRIER { set(ierr, MPI_Barrier(C(comm))); }
+DUCT_FORTRAN_NAMES(duct_f_barrier, mpi_barrier, MPI_BARRIER, MPI_Barrier, P_BARRIER)
+
+}  // extern "C"
