@@ -58,6 +58,9 @@ const TType kTypes[] = {
     T("MPI_UNSIGNED_LONG_LONG", MPI_UNSIGNED_LONG_LONG, u64, c_integer, false),
     T("MPI_SHORT", MPI_SHORT, i16, c_integer, false),
     T("MPI_SIGNED_CHAR", MPI_SIGNED_CHAR, i8, c_integer, false),
+    T("MPI_CHAR", MPI_CHAR, i8, c_integer, true),
+    T("MPI_AINT", MPI_AINT, i64, c_integer, false),
+    T("MPI_COUNT", MPI_COUNT, i64, c_integer, false),
     T("MPI_UNSIGNED_CHAR", MPI_UNSIGNED_CHAR, u8, c_integer, false),
 };
 #undef T

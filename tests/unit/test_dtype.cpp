@@ -2,6 +2,8 @@
 // predefined handles are link-time constants).
 #include <catch2/catch.hpp>
 
+#include <type_traits>
+
 #include "core/dtype.hpp"
 
 using namespace duct;
@@ -20,6 +22,9 @@ TEST_CASE("predefined datatypes map to the right element and category", "[dtype]
       {MPI_UNSIGNED_CHAR, Elem::u8, Category::c_integer}, {MPI_FLOAT, Elem::f32, Category::floating},
       {MPI_DOUBLE, Elem::f64, Category::floating},     {MPI_C_BOOL, Elem::u8, Category::logical},
       {MPI_BYTE, Elem::u8, Category::byte},
+      // Open MPI and MPICH reduce these as integers of their size.
+      {MPI_CHAR, std::is_signed_v<char> ? Elem::i8 : Elem::u8, Category::c_integer},
+      {MPI_AINT, Elem::i64, Category::c_integer},      {MPI_COUNT, Elem::i64, Category::c_integer},
   };
   for (const Row& r : rows) {
     DType d;
@@ -30,7 +35,7 @@ TEST_CASE("predefined datatypes map to the right element and category", "[dtype]
   }
   DType d;
   // Not reducible natively: served by the MPI library (or refused by it).
-  CHECK_FALSE(lookup_dtype(MPI_CHAR, &d));
+  CHECK_FALSE(lookup_dtype(MPI_WCHAR, &d));  // Open MPI refuses every op on it
   CHECK_FALSE(lookup_dtype(MPI_LONG_DOUBLE, &d));
   CHECK_FALSE(lookup_dtype(MPI_2INT, &d));
   CHECK_FALSE(lookup_dtype(MPI_DATATYPE_NULL, &d));
@@ -43,6 +48,7 @@ TEST_CASE("ops are valid exactly where MPI defines them", "[dtype]") {
   // integer, byte.
   for (RedOp op : {RedOp::sum, RedOp::prod, RedOp::min, RedOp::max}) {
     CHECK(op_valid_for(op, C::c_integer));
+    CHECK(op_valid_for(op, C::f_integer));
     CHECK(op_valid_for(op, C::floating));
     CHECK_FALSE(op_valid_for(op, C::logical));
     CHECK_FALSE(op_valid_for(op, C::byte));
@@ -50,12 +56,14 @@ TEST_CASE("ops are valid exactly where MPI defines them", "[dtype]") {
   for (RedOp op : {RedOp::land, RedOp::lor, RedOp::lxor}) {
     CHECK(op_valid_for(op, C::c_integer));
     CHECK(op_valid_for(op, C::logical));
+    CHECK_FALSE(op_valid_for(op, C::f_integer));  // Fortran integers: no logical ops
     CHECK_FALSE(op_valid_for(op, C::floating));
     CHECK_FALSE(op_valid_for(op, C::byte));
   }
   for (RedOp op : {RedOp::band, RedOp::bor, RedOp::bxor}) {
     CHECK(op_valid_for(op, C::c_integer));
     CHECK(op_valid_for(op, C::byte));
+    CHECK(op_valid_for(op, C::f_integer));
     CHECK_FALSE(op_valid_for(op, C::floating));
     CHECK_FALSE(op_valid_for(op, C::logical));
   }
