@@ -73,8 +73,9 @@
  * DUCT_CHECK mismatch: nothing has moved then), the communicator returns
  * that error at once from every later duct call: free it and use another.
  *
- * What duct does not serve natively (derived datatypes, MPI_CHAR, complex
- * and pair types, user-defined ops, MINLOC/MAXLOC, intercommunicators) is
+ * What duct does not serve natively (derived datatypes, MPI_WCHAR,
+ * MPI_OFFSET, MPI_LONG_DOUBLE, complex and pair types, MPI_LOGICAL,
+ * user-defined ops, MINLOC/MAXLOC, intercommunicators) is
  * still answered correctly: duct stages device buffers to host, calls the
  * PMPI_ collective, and copies the result back (logged once at info level).
  *
@@ -166,8 +167,13 @@ int DUCT_Error_class(DUCT_Errclass which);
  *             0 returns at once without communicating.
  *   datatype  natively: MPI_INT8_T..MPI_UINT64_T and the C integer types
  *             (MPI_INT, MPI_LONG, MPI_UNSIGNED, MPI_SIGNED_CHAR, ...),
- *             MPI_FLOAT, MPI_DOUBLE, DUCT_FLOAT16, DUCT_BFLOAT16, MPI_C_BOOL,
- *             MPI_BYTE; any other committed datatype through the MPI library.
+ *             MPI_CHAR, MPI_AINT, MPI_COUNT (as the integer of their size,
+ *             as Open MPI and MPICH reduce them), MPI_FLOAT, MPI_DOUBLE,
+ *             DUCT_FLOAT16, DUCT_BFLOAT16, MPI_C_BOOL, MPI_BYTE, and the
+ *             Fortran MPI_REAL, MPI_DOUBLE_PRECISION, MPI_INTEGER, MPI_REALn,
+ *             MPI_INTEGERn (by the sizes MPI reports; no logical ops on
+ *             Fortran integers); any other committed datatype through the
+ *             MPI library.
  *   op        natively: MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX (integers and
  *             floats), MPI_LAND, MPI_LOR, MPI_LXOR (integers, MPI_C_BOOL),
  *             MPI_BAND, MPI_BOR, MPI_BXOR (integers, MPI_BYTE); any other op
