@@ -405,8 +405,7 @@ Engine::Engine(const Context& ctx) : shm_(ctx.shm.get()), me_(ctx.rank()) {
   bool same = true;
   for (int r = 0; r < ctx.size(); ++r) same = same && std::strcmp(ctx.channels->info(r).bus_id, self.bus_id) == 0;
   workers_ = same ? 1 : ctx.size();
-  const bool worker = workers_ > 1 || me_ == 0;
-  if (worker && config::get().engine_memops && memory::cuda::stream_memops()) {
+  if (worker() && config::get().engine_memops && memory::cuda::stream_memops()) {
     void* dev = nullptr;
     Status st = memory::cuda::host_register(shm_->engine_done(me_), sizeof(std::uint64_t), &dev);
     if (st) {
@@ -448,12 +447,11 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
     co_return co_await fallback(ctx, a, seq);
   }
 
-  const bool worker = e.workers() > 1 || me == 0;
-  if (!worker) {
+  if (!e.worker()) {
     // One GPU: rank 0 does the work; wait for its outcome.
     WaitAwaiter<OutcomeWait> w{OutcomeWait(s, k)};
     DUCT_CO_TRY(co_await w);
-    const Outcome o = worker_outcome(s, k);
+    const Outcome o = w.w.outcome;
     if (o == Outcome::fallback) co_return co_await fallback(ctx, a, seq);
     publish(s, me, k, kDone);  // an acknowledgement: rank 0 waits for it only when it failed
     if (o == Outcome::failed) co_return make_error(Errc::cuda, "the device engine failed on rank 0 (see its message)");

@@ -89,6 +89,8 @@ class Engine {
   // 1: rank 0 does all the work (ranks share one GPU); n: every rank works on its share.
   int workers() const noexcept { return workers_; }
   bool one_gpu() const noexcept { return workers_ == 1; }
+  // Whether this rank runs kernels (with one GPU, rank 0 only).
+  bool worker() const noexcept { return workers_ > 1 || me_ == 0; }
   // Number the next call (every collective on the communicator, engine or
   // not, on every rank) and return it.
   std::uint64_t next_call() noexcept { return ++calls_; }

@@ -1,5 +1,6 @@
 #include "core/dtype.hpp"
 
+#include <atomic>
 #include <mutex>
 #include <type_traits>
 
@@ -91,50 +92,53 @@ MPI_Datatype make_half(MPI_Datatype* slot, const char* name) {
 }
 
 // Fortran's predefined types, mapped by the sizes the MPI library gives them
-// (MPI_INTEGER is 8 bytes under -fdefault-integer-8): filled once, after
-// MPI_Init, on the first lookup that misses the C table.
+// (MPI_INTEGER is 8 bytes under -fdefault-integer-8): sized once, after
+// MPI_Init, on the first lookup that misses the other tables. `elem` stays
+// count_ for a size duct has no kernel for (MPI reduces that type).
 struct FortranRow {
   MPI_Datatype type;
   bool real;
   const char* name;
-  Elem elem;
-  bool ok;
+  Elem elem = Elem::count_;
 };
 FortranRow g_fortran[] = {
-    {MPI_REAL, true, "MPI_REAL", Elem::f32, false},
-    {MPI_DOUBLE_PRECISION, true, "MPI_DOUBLE_PRECISION", Elem::f64, false},
-    {MPI_REAL4, true, "MPI_REAL4", Elem::f32, false},
-    {MPI_REAL8, true, "MPI_REAL8", Elem::f64, false},
-    {MPI_INTEGER, false, "MPI_INTEGER", Elem::i32, false},
-    {MPI_INTEGER1, false, "MPI_INTEGER1", Elem::i8, false},
-    {MPI_INTEGER2, false, "MPI_INTEGER2", Elem::i16, false},
-    {MPI_INTEGER4, false, "MPI_INTEGER4", Elem::i32, false},
-    {MPI_INTEGER8, false, "MPI_INTEGER8", Elem::i64, false},
+    {MPI_REAL, true, "MPI_REAL"},         {MPI_DOUBLE_PRECISION, true, "MPI_DOUBLE_PRECISION"},
+    {MPI_REAL4, true, "MPI_REAL4"},       {MPI_REAL8, true, "MPI_REAL8"},
+    {MPI_INTEGER, false, "MPI_INTEGER"},  {MPI_INTEGER1, false, "MPI_INTEGER1"},
+    {MPI_INTEGER2, false, "MPI_INTEGER2"}, {MPI_INTEGER4, false, "MPI_INTEGER4"},
+    {MPI_INTEGER8, false, "MPI_INTEGER8"},
 };
 std::once_flag g_fortran_once;
+std::atomic<bool> g_fortran_sized{false};
+
+Elem fortran_elem(bool real, int size) {
+  switch (size) {
+    case 1: return real ? Elem::count_ : Elem::i8;
+    case 2: return real ? Elem::count_ : Elem::i16;
+    case 4: return real ? Elem::f32 : Elem::i32;
+    case 8: return real ? Elem::f64 : Elem::i64;
+    default: return Elem::count_;
+  }
+}
 
 bool lookup_fortran(MPI_Datatype t, DType* out) noexcept {
-  int init = 0, fin = 0;
-  MPI_Initialized(&init);
-  MPI_Finalized(&fin);
-  if (!init || fin) return false;
-  std::call_once(g_fortran_once, [] {
-    for (FortranRow& r : g_fortran) {
-      int size = 0;
-      if (r.type == MPI_DATATYPE_NULL || PMPI_Type_size(r.type, &size) != MPI_SUCCESS) continue;
-      r.ok = true;
-      if (r.real && size == 4) r.elem = Elem::f32;
-      else if (r.real && size == 8) r.elem = Elem::f64;
-      else if (!r.real && size == 1) r.elem = Elem::i8;
-      else if (!r.real && size == 2) r.elem = Elem::i16;
-      else if (!r.real && size == 4) r.elem = Elem::i32;
-      else if (!r.real && size == 8) r.elem = Elem::i64;
-      else r.ok = false;  // a size duct has no kernel for: MPI reduces it
-    }
-  });
+  if (!g_fortran_sized.load(std::memory_order_acquire)) {
+    int init = 0, fin = 0;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    if (!init || fin) return false;
+    std::call_once(g_fortran_once, [] {
+      for (FortranRow& r : g_fortran) {
+        int size = 0;
+        if (r.type != MPI_DATATYPE_NULL && PMPI_Type_size(r.type, &size) == MPI_SUCCESS)
+          r.elem = fortran_elem(r.real, size);
+      }
+      g_fortran_sized.store(true, std::memory_order_release);
+    });
+  }
   for (const FortranRow& r : g_fortran) {
     if (r.type != t) continue;
-    if (!r.ok) return false;
+    if (r.elem == Elem::count_) return false;
     *out = {r.elem, r.real ? Category::floating : Category::f_integer, r.name};
     return true;
   }
@@ -167,7 +171,6 @@ bool lookup_dtype(MPI_Datatype t, DType* out) noexcept {
       return true;
     }
   }
-  if (lookup_fortran(t, out)) return true;
   if (t == g_f16) {
     *out = {Elem::f16, Category::floating, "DUCT_FLOAT16"};
     return true;
@@ -176,7 +179,7 @@ bool lookup_dtype(MPI_Datatype t, DType* out) noexcept {
     *out = {Elem::bf16, Category::floating, "DUCT_BFLOAT16"};
     return true;
   }
-  return false;
+  return lookup_fortran(t, out);
 }
 
 bool lookup_op(MPI_Op op, RedOp* out) noexcept {

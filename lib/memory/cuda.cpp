@@ -45,11 +45,29 @@ struct State {
   int count = 0;
   std::string reason;
   PointerGetAttributes get_attrs = nullptr;
-  StreamValue64 write_value = nullptr, wait_value = nullptr;
+  StreamValue64 write_value = nullptr;
   std::mutex mutex;
   std::map<int, cudaStream_t> streams;  // per device
   std::vector<cudaEvent_t> free_events;
 };
+
+// A driver API function through the runtime (duct does not link libcuda),
+// in its form of CUDA `version` (e.g. 11070); null when the driver lacks it.
+void* driver_entry(const char* name, int version) {
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult q{};
+#if CUDART_VERSION >= 12050
+  cudaError_t e = cudaGetDriverEntryPointByVersion(name, &fn, version, cudaEnableDefault, &q);
+#else
+  (void)version;
+  cudaError_t e = cudaGetDriverEntryPoint(name, &fn, cudaEnableDefault, &q);
+#endif
+  if (e != cudaSuccess || q != cudaDriverEntryPointSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return fn;
+}
 
 State& state() {
   static State s;
@@ -71,38 +89,15 @@ void probe() {
   }
   s.available = true;
   s.count = n;
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult q{};
-#if CUDART_VERSION >= 12050
-  e = cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &fn, 7000, cudaEnableDefault, &q);
-#else
-  e = cudaGetDriverEntryPoint("cuPointerGetAttributes", &fn, cudaEnableDefault, &q);
-#endif
-  if (e == cudaSuccess && q == cudaDriverEntryPointSuccess && fn)
+  if (void* fn = driver_entry("cuPointerGetAttributes", 7000))
     s.get_attrs = reinterpret_cast<PointerGetAttributes>(fn);
   else
     DUCT_INFO(memory, "cuPointerGetAttributes not found through the runtime; using cudaPointerGetAttributes");
   // Stream memory operations (CUDA 11.7+ drivers have them on every device).
-  auto entry = [](const char* name, void** out) {
-    cudaDriverEntryPointQueryResult qr{};
-#if CUDART_VERSION >= 12050
-    cudaError_t er = cudaGetDriverEntryPointByVersion(name, out, 11070, cudaEnableDefault, &qr);
-#else
-    cudaError_t er = cudaGetDriverEntryPoint(name, out, cudaEnableDefault, &qr);
-#endif
-    if (er != cudaSuccess || qr != cudaDriverEntryPointSuccess) *out = nullptr;
-    cudaGetLastError();
-  };
-  void* wr = nullptr;
-  void* wt = nullptr;
-  entry("cuStreamWriteValue64", &wr);
-  entry("cuStreamWaitValue64", &wt);
-  if (wr && wt) {
-    s.write_value = reinterpret_cast<StreamValue64>(wr);
-    s.wait_value = reinterpret_cast<StreamValue64>(wt);
-  } else {
+  if (void* fn = driver_entry("cuStreamWriteValue64", 11070))
+    s.write_value = reinterpret_cast<StreamValue64>(fn);
+  else
     DUCT_INFO(memory, "stream memory operations (cuStreamWriteValue64) not found; device completion is polled with events");
-  }
   DUCT_INFO(memory, "%d CUDA device(s) visible", n);
 }
 
@@ -259,13 +254,6 @@ Status write_value64(void* st, void* dev, std::uint64_t value) noexcept {
   if (!s.write_value) return make_error(Errc::cuda, "cuStreamWriteValue64 is not available");
   CUresult r = s.write_value(static_cast<CUstream>(st), reinterpret_cast<CUdeviceptr>(dev), value, 0);
   return r == CUDA_SUCCESS ? Status::ok() : driver_error(r, "cuStreamWriteValue64");
-}
-
-Status wait_value64(void* st, void* dev, std::uint64_t value) noexcept {
-  State& s = ready();
-  if (!s.wait_value) return make_error(Errc::cuda, "cuStreamWaitValue64 is not available");
-  CUresult r = s.wait_value(static_cast<CUstream>(st), reinterpret_cast<CUdeviceptr>(dev), value, CU_STREAM_WAIT_VALUE_GEQ);
-  return r == CUDA_SUCCESS ? Status::ok() : driver_error(r, "cuStreamWaitValue64");
 }
 
 Status stream_query(void* st, bool* done) noexcept {

@@ -95,16 +95,13 @@ Status ipc_close(void* mapped) noexcept;
 Status host_register(void* p, std::size_t bytes, void** dev) noexcept;
 void host_unregister(void* p) noexcept;
 
-// Stream memory operations (cuStreamWriteValue64 / cuStreamWaitValue64):
-// after everything before it on `stream`, write `value` to `dev` (a device
-// address, or registered host memory's device address) with a memory fence
-// first, so a process that sees the value sees every write before it; and
-// make later work on `stream` wait until the 64-bit word at `dev` is >=
-// `value` (cyclic comparison), without a kernel or the host.
-// stream_memops() says whether the driver offers them.
+// A stream memory operation (cuStreamWriteValue64): after everything before
+// it on `stream`, write `value` to `dev` (a device address, or registered
+// host memory's device address) with a memory fence first, so a process that
+// sees the value sees every write before it. stream_memops() says whether
+// the driver offers it.
 bool stream_memops() noexcept;
 Status write_value64(void* stream, void* dev, std::uint64_t value) noexcept;
-Status wait_value64(void* stream, void* dev, std::uint64_t value) noexcept;
 // Whether everything on `stream` has finished (*done); an error of work on
 // the stream is returned.
 Status stream_query(void* stream, bool* done) noexcept;

@@ -36,7 +36,6 @@ Status host_register(void*, std::size_t, void**) noexcept { return no_cuda("cuda
 void host_unregister(void*) noexcept {}
 bool stream_memops() noexcept { return false; }
 Status write_value64(void*, void*, std::uint64_t) noexcept { return no_cuda("cuStreamWriteValue64"); }
-Status wait_value64(void*, void*, std::uint64_t) noexcept { return no_cuda("cuStreamWaitValue64"); }
 Status stream_query(void*, bool*) noexcept { return no_cuda("cudaStreamQuery"); }
 Status copy_async(void*, const void*, std::size_t, void*) noexcept { return no_cuda("cudaMemcpyAsync"); }
 Status copy(void*, const void*, std::size_t) noexcept { return no_cuda("cudaMemcpy"); }
