@@ -323,6 +323,116 @@ int DUCT_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 /* Return once every rank of `comm` has called it. */
 int DUCT_Barrier(MPI_Comm comm);
 
+/* ---- nonblocking collectives ------------------------------------------------ */
+
+/* DUCT_Iallreduce, DUCT_Ibcast, ... take the arguments of the blocking call
+ * plus `request` (where the request is stored; not NULL) and return at once
+ * with the collective started: MPI-3 nonblocking collectives (MPI-4.0
+ * §6.12). Any number may be outstanding on a communicator; every rank must
+ * start a communicator's collectives (blocking and nonblocking) in the same
+ * order; they may be completed in any order. Buffers are those of the
+ * blocking call (host or device, same memory kinds); the send buffer must not
+ * be written and the receive buffer not read until the request completes.
+ *
+ * The request is an MPI request (a generalized request, MPI-4.0 §13.2):
+ * complete it with MPI_Wait, MPI_Test, MPI_Waitall (mixed with other
+ * requests), ... or MPI_Request_free, or with DUCT_Wait/DUCT_Test/
+ * DUCT_Waitall/DUCT_Testall below. Completion status: MPI_SOURCE and MPI_TAG
+ * are MPI_UNDEFINED, no elements.
+ *
+ * Progress. A collective advances whenever duct runs: in DUCT_Wait & co.,
+ * in any blocking duct collective, and, with Open MPI, inside MPI_Wait/
+ * MPI_Test and every other MPI call that polls (duct registers with Open
+ * MPI's progress loop). While the application computes without calling MPI
+ * or duct, nothing advances unless a message fits the eager size; call
+ * MPI_Test/DUCT_Test now and then in long computations (duct-bench's overlap
+ * mode measures how often is enough). A communicator's collectives run one
+ * after another in the order they were started; collectives of different
+ * communicators advance together.
+ *
+ * Errors. Argument errors are raised by the starting call, as by the
+ * blocking one (no request is made). Errors while running are reported by
+ * the call that completes the request: DUCT_Wait/DUCT_Test raise them on the
+ * collective's communicator; MPI_Wait returns duct's error code (same
+ * class and message) through the error handler MPI uses for generalized
+ * requests (MPI_COMM_WORLD's with Open MPI). Limits: the first duct call on
+ * a communicator sets up its context collectively and waits for every rank
+ * to make a duct call on it (DUCT_TIMEOUT applies); under DUCT_CHECK=1 the
+ * start of each call waits for every rank's comparison. Reductions and
+ * intercommunicators duct hands to the MPI library (see above) use its
+ * nonblocking collective. */
+int DUCT_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                    MPI_Request *request);
+int DUCT_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                      MPI_Comm comm, MPI_Request *request);
+int DUCT_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                 MPI_Comm comm, MPI_Request *request);
+int DUCT_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
+                   MPI_Comm comm, MPI_Request *request);
+int DUCT_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm, MPI_Request *request);
+int DUCT_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                                 MPI_Op op, MPI_Comm comm, MPI_Request *request);
+int DUCT_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm comm, MPI_Request *request);
+int DUCT_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
+                           MPI_Op op, MPI_Comm comm, MPI_Request *request);
+int DUCT_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request);
+int DUCT_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                  MPI_Request *request);
+int DUCT_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int DUCT_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int DUCT_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int DUCT_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                       MPI_Request *request);
+int DUCT_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int DUCT_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int DUCT_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                    void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                    MPI_Request *request);
+int DUCT_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                      MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int DUCT_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
+int DUCT_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
+int DUCT_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
+int DUCT_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                    MPI_Comm comm, MPI_Request *request);
+int DUCT_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
+int DUCT_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
+int DUCT_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                   MPI_Request *request);
+int DUCT_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                     MPI_Comm comm, MPI_Request *request);
+int DUCT_Ibarrier(MPI_Comm comm, MPI_Request *request);
+
+/* Complete requests as MPI_Wait, MPI_Test, MPI_Waitall and MPI_Testall do
+ * (same arguments; MPI_STATUS(ES)_IGNORE allowed), advancing duct's
+ * collectives while they wait, for requests of DUCT_I* calls and any other
+ * MPI request. A failed duct collective is raised on its communicator with
+ * duct's message (DUCT_Wait under DUCT_TIMEOUT: DUCT_ERRCLASS_TIMEOUT naming
+ * what it waits for); SIGUSR1 prints what DUCT_Wait waits for. Errors:
+ * DUCT_ERRCLASS_ARG for NULL arguments or a negative count (raised on
+ * MPI_COMM_WORLD / MPI_COMM_SELF); MPI's own codes for other requests. */
+int DUCT_Wait(MPI_Request *request, MPI_Status *status);
+int DUCT_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int DUCT_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
+int DUCT_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]);
+
 /* ---- selection ------------------------------------------------------------- */
 
 /* Replace the algorithm selection rules for the collectives named in `rules`

@@ -3,6 +3,8 @@
 #include <climits>
 #include <cstring>
 
+#include "capi/requests.hpp"
+#include "coll/nonblocking.hpp"
 #include "core/config.hpp"
 #include "core/log.hpp"
 
@@ -17,7 +19,43 @@ Status Entry::begin() {
   return Status::ok();
 }
 
+int Entry::finish_blocking() {
+  for (int i = 0; i < nthen_; ++i) {
+    Status st = then_[i]();
+    if (!st) return fail(st);
+  }
+  return MPI_SUCCESS;
+}
+
+int Entry::start(const coll::CollArgs* a, MPI_Request mpi) {
+  Status st;
+  coll::Context* ctx = nullptr;
+  if (a && !a->nothing) {
+    if (!rt && !(st = coll::Runtime::get(&rt))) return fail(st);
+    std::unique_lock<std::recursive_mutex> lock;
+    if (rt->threaded()) lock = std::unique_lock<std::recursive_mutex>(rt->mutex());
+    if (!(st = rt->context(comm, &ctx))) return fail(st.context("setting up the communicator"));
+  }
+  auto* p = new coll::Pending;
+  p->call = call;
+  p->comm = comm;
+  for (int i = 0; i < nthen_; ++i) p->after.push_back(std::move(then_[i]));
+  p->keep = std::move(keep_);
+  return hand_out(p, req, [&]() -> Status {
+    if (!a) {
+      coll::start_mpi(p, mpi);
+      return Status::ok();
+    }
+    if (!ctx) {
+      coll::start_done(p);
+      return Status::ok();
+    }
+    return coll::start_collective(*ctx, *a, p);
+  });
+}
+
 int Entry::run(const coll::CollArgs& a) {
+  if (req) return start(&a, MPI_REQUEST_NULL);
   Status st;
   if (!rt && !(st = coll::Runtime::get(&rt))) return fail(st);
   coll::Context* ctx = nullptr;
@@ -29,14 +67,29 @@ int Entry::run(const coll::CollArgs& a) {
   }
   if (!st) return fail(st.context("setting up the communicator"));
   st = coll::run_collective(*ctx, a);
-  return st ? MPI_SUCCESS : fail(st);
+  if (!st) return fail(st);
+  return nthen_ ? finish_blocking() : MPI_SUCCESS;
 }
 
 int Entry::nothing(coll::CollArgs a) {
-  if (size == 1 || !config::get().check) return MPI_SUCCESS;
+  if (size == 1 || !config::get().check) {
+    if (!req) return finish_blocking();
+    a.call = call;
+    a.nothing = true;
+    return start(&a, MPI_REQUEST_NULL);
+  }
   a.call = call;
   a.nothing = true;
   return run(a);
+}
+
+int Entry::started_mpi(int rc, MPI_Request r) {
+  if (rc != MPI_SUCCESS) return rc;
+  if (nthen_ == 0 && keep_.empty()) {
+    *req = r;  // nothing to do after: the MPI library's own request
+    return MPI_SUCCESS;
+  }
+  return start(nullptr, r);
 }
 
 Status type_info(MPI_Datatype t, const char* name, TypeInfo* out) {

@@ -9,6 +9,8 @@
 
 #include <mpi.h>
 
+#include <functional>
+#include <memory>
 #include <new>
 #include <string>
 #include <vector>
@@ -19,23 +21,61 @@
 
 namespace duct::capi {
 
+// One call of a collective, blocking or nonblocking (`req` set: the
+// DUCT_I* forms). The collective's code is the same for both: what must
+// happen after the data arrived (unpacking, staging out) is given to then()
+// before run(), and objects it needs are made with hold().
 struct Entry {
+  Entry(const char* call_, MPI_Comm comm_, MPI_Request* req_ = nullptr) : call(call_), comm(comm_), req(req_) {}
   const char* call;
   MPI_Comm comm;
+  MPI_Request* req;  // nonblocking: the request handed back
   coll::Runtime* rt = nullptr;
   bool inter = false;
   int rank = 0, size = 1;
 
-  // MPI is up, comm is a valid communicator; sets rank, size, inter.
+  // MPI is up, comm is a valid communicator; sets rank, size, inter. A
+  // nonblocking call also needs a request pointer.
   Status begin();
   int fail(const Status& st) const { return raise(st.code() == Errc::comm && comm == MPI_COMM_NULL ? MPI_COMM_NULL : comm, call, st); }
-  // The context of comm, then the collective.
+  bool nonblocking() const noexcept { return req != nullptr; }
+  // `local` for a blocking call; for a nonblocking one a heap object that
+  // lives until the request completes.
+  template <class T>
+  T& hold(T& local) {
+    if (!req) return local;
+    auto p = std::make_shared<T>();
+    keep_.push_back(p);
+    return *p;
+  }
+  // Run `f` after the collective succeeded (blocking: before run returns;
+  // nonblocking: when the request completes). At most two per call.
+  void then(std::function<Status()> f) { then_[nthen_++] = std::move(f); }
+  // The context of comm, then the collective (blocking), or its start.
   int run(const coll::CollArgs& a);
-  // A call with nothing to move (count 0) returns at once, except that
-  // under DUCT_CHECK it is still compared across ranks (a count of 0 on one
-  // rank and 1000 on another is a mismatch, not a hang).
+  // A call with nothing to move (count 0) returns at once (a nonblocking
+  // one with a complete request), except that under DUCT_CHECK it is still
+  // compared across ranks (a count of 0 on one rank and 1000 on another is
+  // a mismatch, not a hang).
   int nothing(coll::CollArgs a);
+  // Nonblocking, handed to the MPI library: `rc` and `r` from its PMPI_I*
+  // call (then() work runs when `r` completes).
+  int started_mpi(int rc, MPI_Request r);
+
+ private:
+  int finish_blocking();
+  int start(const coll::CollArgs* a, MPI_Request mpi);
+  std::function<Status()> then_[2];
+  int nthen_ = 0;
+  std::vector<std::shared_ptr<void>> keep_;
 };
+
+// A nonblocking call given nowhere to put its request.
+inline int null_request(const char* call, MPI_Comm comm) {
+  return raise(comm, call, make_error(Errc::arg, "request = NULL"));
+}
+#define DUCT_NEED_REQUEST(call, comm, request) \
+  if (!(request)) return ::duct::capi::null_request(call, comm)
 
 template <class F>
 int guarded(const char* call, MPI_Comm comm, F&& body) noexcept {

@@ -92,7 +92,7 @@ int error_class(Errc e) noexcept {
   return r.classes[static_cast<int>(e)];
 }
 
-int raise(MPI_Comm comm, const char* call, const Status& st) noexcept {
+int error_code(MPI_Comm comm, const char* call, const Status& st) noexcept {
   if (st.is_ok()) return MPI_SUCCESS;
   try {
     int rank = -1;
@@ -109,18 +109,24 @@ int raise(MPI_Comm comm, const char* call, const Status& st) noexcept {
       std::fprintf(stderr, "duct: %s\n", msg.c_str());
       return MPI_ERR_OTHER;
     }
-    int code = code_for(st.code(), msg);
-#if MPI_VERSION >= 4
-    MPI_Comm handler_comm = comm != MPI_COMM_NULL ? comm : MPI_COMM_SELF;
-#else
-    MPI_Comm handler_comm = comm != MPI_COMM_NULL ? comm : MPI_COMM_WORLD;
-#endif
-    MPI_Comm_call_errhandler(handler_comm, code);
-    return code;
+    return code_for(st.code(), msg);
   } catch (...) {
     std::fprintf(stderr, "duct: %s: %s\n", call, st.message().c_str());
     return MPI_ERR_OTHER;
   }
+}
+
+int raise(MPI_Comm comm, const char* call, const Status& st) noexcept {
+  if (st.is_ok()) return MPI_SUCCESS;
+  const int code = error_code(comm, call, st);
+  if (!mpi_usable()) return code;
+#if MPI_VERSION >= 4
+  MPI_Comm handler_comm = comm != MPI_COMM_NULL ? comm : MPI_COMM_SELF;
+#else
+  MPI_Comm handler_comm = comm != MPI_COMM_NULL ? comm : MPI_COMM_WORLD;
+#endif
+  MPI_Comm_call_errhandler(handler_comm, code);
+  return code;
 }
 
 }  // namespace duct::capi

@@ -21,5 +21,8 @@ int error_class(Errc e) noexcept;
 // of `comm` (of MPI_COMM_WORLD for MPI_COMM_NULL; MPI_COMM_SELF with MPI-4),
 // and return the code.
 int raise(MPI_Comm comm, const char* call, const Status& st) noexcept;
+// The code raise() would return, without invoking a handler (errors a
+// nonblocking collective reports through MPI_Wait).
+int error_code(MPI_Comm comm, const char* call, const Status& st) noexcept;
 
 }  // namespace duct::capi

@@ -41,8 +41,9 @@ Status same_size(std::size_t sbytes, std::size_t rbytes, const char* what) {
 }
 
 // Intercommunicators: the MPI library, with host buffers.
-template <class F>
-int inter(Entry& e, std::initializer_list<const void*> bufs, F&& pmpi) {
+// `pmpi` is the blocking PMPI call, `ipmpi(MPI_Request*)` the nonblocking one.
+template <class F, class G>
+int inter(Entry& e, std::initializer_list<const void*> bufs, F&& pmpi, G&& ipmpi) {
   note_fallback(e.call, "intercommunicator");
   for (const void* b : bufs) {
     if (!b || b == MPI_IN_PLACE) continue;
@@ -52,6 +53,11 @@ int inter(Entry& e, std::initializer_list<const void*> bufs, F&& pmpi) {
     if (k == memory::MemKind::device)
       return e.fail(make_error(Errc::not_supported, "device buffers on an intercommunicator: duct passes "
                                                     "intercommunicators to the MPI library, which cannot read them"));
+  }
+  if (e.nonblocking()) {
+    MPI_Request r = MPI_REQUEST_NULL;
+    int rc = ipmpi(&r);
+    return e.started_mpi(rc, r);
   }
   return pmpi();
 }
@@ -77,9 +83,9 @@ VLayout vlayout(const std::vector<MPI_Count>& counts, const std::vector<MPI_Aint
 
 // ---- bcast ---------------------------------------------------------------------------
 
-int bcast(const char* call, void* buffer, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm) noexcept {
+int bcast(const char* call, void* buffer, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request* req) noexcept {
   return guarded(call, comm, [&]() -> int {
-    Entry e{call, comm};
+    Entry e{call, comm, req};
     Status st = e.begin();
     if (!st) return e.fail(st);
     TypeInfo ti;
@@ -87,12 +93,14 @@ int bcast(const char* call, void* buffer, MPI_Count count, MPI_Datatype dt, int 
     if (!(st = type_info(dt, "datatype", &ti)) || !(st = block_bytes(count, ti, "count", &bytes))) return e.fail(st);
     if (e.inter) {
       if (!fits_int(count)) return e.fail(int_only(call));
-      return inter(e, {buffer}, [&] { return PMPI_Bcast(buffer, static_cast<int>(count), dt, root, comm); });
+      return inter(e, {buffer}, [&] { return PMPI_Bcast(buffer, static_cast<int>(count), dt, root, comm); },
+                   [&](MPI_Request* r) { return PMPI_Ibcast(buffer, static_cast<int>(count), dt, root, comm, r); });
     }
     if (!(st = root_ok(root, e.size))) return e.fail(st);
     if (bytes == 0) return e.nothing(moving_args(Coll::bcast, 0, root));
     if (!(st = check_buffer(buffer, "buffer", count, false, ti.true_lb))) return e.fail(st);
-    Contig c;
+    Contig c_local;
+    Contig& c = e.hold(c_local);
     st = e.rank == root ? c.send(buffer, count, dt, ti, comm, "buffer") : c.recv(buffer, count, dt, ti, comm, "buffer");
     if (!st) return e.fail(st);
     coll::CollArgs a;
@@ -102,18 +110,17 @@ int bcast(const char* call, void* buffer, MPI_Count count, MPI_Datatype dt, int 
     a.send_kind = a.recv_kind = c.kind();
     a.bytes = bytes;
     a.root = root;
-    int rc = e.run(a);
-    if (rc != MPI_SUCCESS) return rc;
-    return (st = c.finish()) ? MPI_SUCCESS : e.fail(st);
+    e.then([&c] { return c.finish(); });
+    return e.run(a);
   });
 }
 
 // ---- allgather / alltoall (equal blocks) ----------------------------------------------
 
 int all_blocks(const char* call, Coll coll, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-               void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) noexcept {
+               void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req) noexcept {
   return guarded(call, comm, [&]() -> int {
-    Entry e{call, comm};
+    Entry e{call, comm, req};
     Status st = e.begin();
     if (!st) return e.fail(st);
     const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -130,6 +137,10 @@ int all_blocks(const char* call, Coll coll, const void* sendbuf, MPI_Count sendc
         return coll == Coll::allgather
                    ? PMPI_Allgather(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf, static_cast<int>(recvcount), recvtype, comm)
                    : PMPI_Alltoall(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf, static_cast<int>(recvcount), recvtype, comm);
+      }, [&](MPI_Request* q) {
+        return coll == Coll::allgather
+                   ? PMPI_Iallgather(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf, static_cast<int>(recvcount), recvtype, comm, q)
+                   : PMPI_Ialltoall(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf, static_cast<int>(recvcount), recvtype, comm, q);
       });
     }
     if (!in_place && !(st = same_size(sbytes, rbytes, call))) return e.fail(st);
@@ -146,7 +157,9 @@ int all_blocks(const char* call, Coll coll, const void* sendbuf, MPI_Count sendc
         overlaps(sendbuf, static_cast<std::size_t>(stotal) * sti.size, recvbuf, static_cast<std::size_t>(rtotal) * rti.size))
       return e.fail(make_error(Errc::overlap, "sendbuf = %p and recvbuf = %p overlap; use MPI_IN_PLACE", sendbuf, recvbuf));
 
-    Contig r, s;
+    Contig r_local, s_local;
+    Contig& r = e.hold(r_local);
+    Contig& s = e.hold(s_local);
     if (!(st = r.recv(recvbuf, rtotal, recvtype, rti, comm))) return e.fail(st);
     coll::CollArgs a;
     a.coll = coll;
@@ -174,9 +187,8 @@ int all_blocks(const char* call, Coll coll, const void* sendbuf, MPI_Count sendc
       a.sendbuf = s.data();
       a.send_kind = s.kind();
     }
-    int rc = e.run(a);
-    if (rc != MPI_SUCCESS) return rc;
-    return (st = r.finish()) ? MPI_SUCCESS : e.fail(st);
+    e.then([&r] { return r.finish(); });
+    return e.run(a);
   });
 }
 
@@ -184,9 +196,9 @@ int all_blocks(const char* call, Coll coll, const void* sendbuf, MPI_Count sendc
 
 int allgatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                const std::vector<MPI_Count>* recvcounts, const std::vector<MPI_Aint>* displs, MPI_Datatype recvtype,
-               MPI_Comm comm) noexcept {
+               MPI_Comm comm, MPI_Request* req) noexcept {
   return guarded(call, comm, [&]() -> int {
-    Entry e{call, comm};
+    Entry e{call, comm, req};
     Status st = e.begin();
     if (!st) return e.fail(st);
     const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -201,9 +213,15 @@ int allgatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_D
     VLayout v = vlayout(*recvcounts, *displs);
     if (!(st = check_counts(v, rti, "recvcounts", "displs"))) return e.fail(st);
     if (e.inter) {
-      std::vector<int> c(recvcounts->begin(), recvcounts->end()), d(displs->begin(), displs->end());
+      std::vector<int> c_local, d_local;  // MPI reads them until a nonblocking call completes
+      std::vector<int>& c = e.hold(c_local);
+      std::vector<int>& d = e.hold(d_local);
+      c.assign(recvcounts->begin(), recvcounts->end());
+      d.assign(displs->begin(), displs->end());
       return inter(e, {sendbuf, recvbuf}, [&] {
         return PMPI_Allgatherv(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf, c.data(), d.data(), recvtype, comm);
+      }, [&](MPI_Request* q) {
+        return PMPI_Iallgatherv(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf, c.data(), d.data(), recvtype, comm, q);
       });
     }
     const std::size_t me = static_cast<std::size_t>(e.rank);
@@ -218,8 +236,10 @@ int allgatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_D
     }
     if (!(st = check_buffer(recvbuf, "recvbuf", total, false, rti.true_lb))) return e.fail(st);
     if (!in_place && !(st = check_buffer(sendbuf, "sendbuf", sendcount, false, sti.true_lb))) return e.fail(st);
-    VContig r;
-    Contig s;
+    VContig r_local;
+    Contig s_local;
+    VContig& r = e.hold(r_local);
+    Contig& s = e.hold(s_local);
     if (!(st = r.recv(recvbuf, v, recvtype, rti, comm, "recvbuf"))) return e.fail(st);
     coll::CollArgs a;
     a.coll = Coll::allgatherv;
@@ -243,18 +263,17 @@ int allgatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_D
       a.sendbuf = s.data();
       a.send_kind = s.kind();
     }
-    int rc = e.run(a);
-    if (rc != MPI_SUCCESS) return rc;
-    return (st = r.finish()) ? MPI_SUCCESS : e.fail(st);
+    e.then([&r] { return r.finish(); });
+    return e.run(a);
   });
 }
 
 int alltoallv(const char* call, const void* sendbuf, const std::vector<MPI_Count>* sendcounts,
               const std::vector<MPI_Aint>* sdispls, MPI_Datatype sendtype, void* recvbuf,
               const std::vector<MPI_Count>* recvcounts, const std::vector<MPI_Aint>* rdispls, MPI_Datatype recvtype,
-              MPI_Comm comm) noexcept {
+              MPI_Comm comm, MPI_Request* req) noexcept {
   return guarded(call, comm, [&]() -> int {
-    Entry e{call, comm};
+    Entry e{call, comm, req};
     Status st = e.begin();
     if (!st) return e.fail(st);
     const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -273,18 +292,28 @@ int alltoallv(const char* call, const void* sendbuf, const std::vector<MPI_Count
       if (!(st = check_counts(sv, sti, "sendcounts", "sdispls"))) return e.fail(st);
     }
     if (e.inter) {
-      std::vector<int> rc_(recvcounts->begin(), recvcounts->end()), rd(rdispls->begin(), rdispls->end()), sc, sd;
+      std::vector<int> l1, l2, l3, l4;  // MPI reads them until a nonblocking call completes
+      std::vector<int>& rc_ = e.hold(l1);
+      std::vector<int>& rd = e.hold(l2);
+      std::vector<int>& sc = e.hold(l3);
+      std::vector<int>& sd = e.hold(l4);
+      rc_.assign(recvcounts->begin(), recvcounts->end());
+      rd.assign(rdispls->begin(), rdispls->end());
       if (!in_place) {
         sc.assign(sendcounts->begin(), sendcounts->end());
         sd.assign(sdispls->begin(), sdispls->end());
       }
       return inter(e, {sendbuf, recvbuf}, [&] {
         return PMPI_Alltoallv(sendbuf, sc.data(), sd.data(), sendtype, recvbuf, rc_.data(), rd.data(), recvtype, comm);
+      }, [&](MPI_Request* q) {
+        return PMPI_Ialltoallv(sendbuf, sc.data(), sd.data(), sendtype, recvbuf, rc_.data(), rd.data(), recvtype, comm, q);
       });
     }
     if (!(st = check_buffer(recvbuf, "recvbuf", rv.total(), false, rti.true_lb))) return e.fail(st);
     if (!in_place && !(st = check_buffer(sendbuf, "sendbuf", sv.total(), false, sti.true_lb))) return e.fail(st);
-    VContig r, s;
+    VContig r_local, s_local;
+    VContig& r = e.hold(r_local);
+    VContig& s = e.hold(s_local);
     if (!(st = r.recv(recvbuf, rv, recvtype, rti, comm, "recvbuf"))) return e.fail(st);
     coll::CollArgs a;
     a.coll = Coll::alltoallv;
@@ -307,9 +336,8 @@ int alltoallv(const char* call, const void* sendbuf, const std::vector<MPI_Count
       a.send_kind = s.kind();
       a.send_layout = s.layout();
     }
-    int rc = e.run(a);
-    if (rc != MPI_SUCCESS) return rc;
-    return (st = r.finish()) ? MPI_SUCCESS : e.fail(st);
+    e.then([&r] { return r.finish(); });
+    return e.run(a);
   });
 }
 
@@ -317,19 +345,24 @@ int alltoallv(const char* call, const void* sendbuf, const std::vector<MPI_Count
 
 int gather(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
            MPI_Count recvcount, const std::vector<MPI_Count>* recvcounts, const std::vector<MPI_Aint>* displs,
-           MPI_Datatype recvtype, int root, MPI_Comm comm) noexcept {
+           MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req) noexcept {
   return guarded(call, comm, [&]() -> int {
-    Entry e{call, comm};
+    Entry e{call, comm, req};
     Status st = e.begin();
     if (!st) return e.fail(st);
     if (e.inter) {
-      std::vector<int> c, d;
+      std::vector<int> c_local, d_local;  // MPI reads them until a nonblocking call completes
+      std::vector<int>& c = e.hold(c_local);
+      std::vector<int>& d = e.hold(d_local);
       if (recvcounts) c.assign(recvcounts->begin(), recvcounts->end());
       if (displs) d.assign(displs->begin(), displs->end());
       if (!fits_int(sendcount) || !fits_int(recvcount)) return e.fail(int_only(call));
       return inter(e, {sendbuf, recvbuf}, [&] {
         return v ? PMPI_Gatherv(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf, c.data(), d.data(), recvtype, root, comm)
                  : PMPI_Gather(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf, static_cast<int>(recvcount), recvtype, root, comm);
+      }, [&](MPI_Request* q) {
+        return v ? PMPI_Igatherv(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf, c.data(), d.data(), recvtype, root, comm, q)
+                 : PMPI_Igather(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf, static_cast<int>(recvcount), recvtype, root, comm, q);
       });
     }
     if (!(st = root_ok(root, e.size))) return e.fail(st);
@@ -371,8 +404,11 @@ int gather(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, M
     a.call = call;
     a.root = root;
     a.bytes = bytes;
-    Contig s, r;
-    VContig rvc;
+    Contig s_local, r_local;
+    VContig rvc_local;
+    Contig& s = e.hold(s_local);
+    Contig& r = e.hold(r_local);
+    VContig& rvc = e.hold(rvc_local);
     if (is_root) {
       if (v) {
         if (!(st = rvc.recv(recvbuf, rv, recvtype, rti, comm, "recvbuf"))) return e.fail(st);
@@ -403,10 +439,13 @@ int gather(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, M
       a.send_kind = s.kind();
     }
     if (!is_root) a.recv_kind = a.send_kind;
-    int rc = e.run(a);
-    if (rc != MPI_SUCCESS) return rc;
-    if (is_root) st = v ? rvc.finish() : r.finish();
-    return st ? MPI_SUCCESS : e.fail(st);
+    if (is_root) {
+      if (v)
+        e.then([&rvc] { return rvc.finish(); });
+      else
+        e.then([&r] { return r.finish(); });
+    }
+    return e.run(a);
   });
 }
 
@@ -414,19 +453,24 @@ int gather(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, M
 
 int scatter(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, const std::vector<MPI_Count>* sendcounts,
             const std::vector<MPI_Aint>* displs, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
-            MPI_Datatype recvtype, int root, MPI_Comm comm) noexcept {
+            MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req) noexcept {
   return guarded(call, comm, [&]() -> int {
-    Entry e{call, comm};
+    Entry e{call, comm, req};
     Status st = e.begin();
     if (!st) return e.fail(st);
     if (e.inter) {
-      std::vector<int> c, d;
+      std::vector<int> c_local, d_local;  // MPI reads them until a nonblocking call completes
+      std::vector<int>& c = e.hold(c_local);
+      std::vector<int>& d = e.hold(d_local);
       if (sendcounts) c.assign(sendcounts->begin(), sendcounts->end());
       if (displs) d.assign(displs->begin(), displs->end());
       if (!fits_int(sendcount) || !fits_int(recvcount)) return e.fail(int_only(call));
       return inter(e, {sendbuf, recvbuf}, [&] {
         return v ? PMPI_Scatterv(sendbuf, c.data(), d.data(), sendtype, recvbuf, static_cast<int>(recvcount), recvtype, root, comm)
                  : PMPI_Scatter(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf, static_cast<int>(recvcount), recvtype, root, comm);
+      }, [&](MPI_Request* q) {
+        return v ? PMPI_Iscatterv(sendbuf, c.data(), d.data(), sendtype, recvbuf, static_cast<int>(recvcount), recvtype, root, comm, q)
+                 : PMPI_Iscatter(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf, static_cast<int>(recvcount), recvtype, root, comm, q);
       });
     }
     if (!(st = root_ok(root, e.size))) return e.fail(st);
@@ -467,8 +511,11 @@ int scatter(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, 
     a.call = call;
     a.root = root;
     a.bytes = bytes;
-    Contig s, r;
-    VContig svc;
+    Contig s_local, r_local;
+    VContig svc_local;
+    Contig& s = e.hold(s_local);
+    Contig& r = e.hold(r_local);
+    VContig& svc = e.hold(svc_local);
     if (is_root) {
       if (v) {
         if (!(st = svc.send(sendbuf, sv, sendtype, sti, comm, "sendbuf"))) return e.fail(st);
@@ -493,21 +540,24 @@ int scatter(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, 
       a.recv_kind = r.kind();
     }
     if (!is_root) a.send_kind = a.recv_kind;
-    int rc = e.run(a);
-    if (rc != MPI_SUCCESS) return rc;
-    return (st = r.finish()) ? MPI_SUCCESS : e.fail(st);
+    e.then([&r] { return r.finish(); });
+    return e.run(a);
   });
 }
 
 // ---- barrier ---------------------------------------------------------------------------------
 
-int barrier(const char* call, MPI_Comm comm) noexcept {
+int barrier(const char* call, MPI_Comm comm, MPI_Request* req) noexcept {
   return guarded(call, comm, [&]() -> int {
-    Entry e{call, comm};
+    Entry e{call, comm, req};
     Status st = e.begin();
     if (!st) return e.fail(st);
     if (e.inter) {
       note_fallback(call, "intercommunicator");
+      if (e.nonblocking()) {
+        MPI_Request r = MPI_REQUEST_NULL;
+        return e.started_mpi(PMPI_Ibarrier(comm, &r), r);
+      }
       return PMPI_Barrier(comm);
     }
     coll::CollArgs a;
@@ -549,83 +599,83 @@ const V* opt(const T* a, const V& v) {
 }  // namespace
 
 int allgather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) noexcept {
-  return all_blocks(call, Coll::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req) noexcept {
+  return all_blocks(call, Coll::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, req);
 }
 int alltoall(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-             MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) noexcept {
-  return all_blocks(call, Coll::alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+             MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req) noexcept {
+  return all_blocks(call, Coll::alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, req);
 }
 template <class C, class D>
 int allgatherv_arrays(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                      void* recvbuf, const C* recvcounts, const D* displs, MPI_Datatype recvtype, MPI_Comm comm) noexcept {
+                      void* recvbuf, const C* recvcounts, const D* displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req) noexcept {
   return guarded(call, comm, [&] {
     auto c = counts_of(recvcounts, comm);
     auto d = displs_of(displs, comm);
-    return allgatherv(call, sendbuf, sendcount, sendtype, recvbuf, opt(recvcounts, c), opt(displs, d), recvtype, comm);
+    return allgatherv(call, sendbuf, sendcount, sendtype, recvbuf, opt(recvcounts, c), opt(displs, d), recvtype, comm, req);
   });
 }
 template <class C, class D>
 int alltoallv_arrays(const char* call, const void* sendbuf, const C* sendcounts, const D* sdispls,
                      MPI_Datatype sendtype, void* recvbuf, const C* recvcounts, const D* rdispls,
-                     MPI_Datatype recvtype, MPI_Comm comm) noexcept {
+                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req) noexcept {
   return guarded(call, comm, [&] {
     auto sc = counts_of(sendcounts, comm);
     auto sd = displs_of(sdispls, comm);
     auto rc = counts_of(recvcounts, comm);
     auto rd = displs_of(rdispls, comm);
     return alltoallv(call, sendbuf, opt(sendcounts, sc), opt(sdispls, sd), sendtype, recvbuf, opt(recvcounts, rc),
-                     opt(rdispls, rd), recvtype, comm);
+                     opt(rdispls, rd), recvtype, comm, req);
   });
 }
 int gather_blocks(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) noexcept {
-  return gather(call, false, sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, root, comm);
+                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req) noexcept {
+  return gather(call, false, sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, root, comm, req);
 }
 template <class C, class D>
 int gatherv_arrays(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-                   const C* recvcounts, const D* displs, MPI_Datatype recvtype, int root, MPI_Comm comm) noexcept {
+                   const C* recvcounts, const D* displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req) noexcept {
   return guarded(call, comm, [&] {
     auto c = counts_of(recvcounts, comm);
     auto d = displs_of(displs, comm);
     return gather(call, true, sendbuf, sendcount, sendtype, recvbuf, 0, opt(recvcounts, c), opt(displs, d), recvtype,
-                  root, comm);
+                  root, comm, req);
   });
 }
 int scatter_blocks(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) noexcept {
-  return scatter(call, false, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm);
+                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req) noexcept {
+  return scatter(call, false, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm, req);
 }
 template <class C, class D>
 int scatterv_arrays(const char* call, const void* sendbuf, const C* sendcounts, const D* displs,
                     MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                    MPI_Comm comm) noexcept {
+                    MPI_Comm comm, MPI_Request* req) noexcept {
   return guarded(call, comm, [&] {
     auto c = counts_of(sendcounts, comm);
     auto d = displs_of(displs, comm);
     return scatter(call, true, sendbuf, 0, opt(sendcounts, c), opt(displs, d), sendtype, recvbuf, recvcount, recvtype,
-                   root, comm);
+                   root, comm, req);
   });
 }
 
 // The int and the large-count array forms.
 template int allgatherv_arrays<int, int>(const char*, const void*, MPI_Count, MPI_Datatype, void*, const int*,
-                                         const int*, MPI_Datatype, MPI_Comm) noexcept;
+                                         const int*, MPI_Datatype, MPI_Comm, MPI_Request*) noexcept;
 template int allgatherv_arrays<MPI_Count, MPI_Aint>(const char*, const void*, MPI_Count, MPI_Datatype, void*,
-                                                    const MPI_Count*, const MPI_Aint*, MPI_Datatype, MPI_Comm) noexcept;
+                                                    const MPI_Count*, const MPI_Aint*, MPI_Datatype, MPI_Comm, MPI_Request*) noexcept;
 template int alltoallv_arrays<int, int>(const char*, const void*, const int*, const int*, MPI_Datatype, void*,
-                                        const int*, const int*, MPI_Datatype, MPI_Comm) noexcept;
+                                        const int*, const int*, MPI_Datatype, MPI_Comm, MPI_Request*) noexcept;
 template int alltoallv_arrays<MPI_Count, MPI_Aint>(const char*, const void*, const MPI_Count*, const MPI_Aint*,
                                                    MPI_Datatype, void*, const MPI_Count*, const MPI_Aint*,
-                                                   MPI_Datatype, MPI_Comm) noexcept;
+                                                   MPI_Datatype, MPI_Comm, MPI_Request*) noexcept;
 template int gatherv_arrays<int, int>(const char*, const void*, MPI_Count, MPI_Datatype, void*, const int*, const int*,
-                                      MPI_Datatype, int, MPI_Comm) noexcept;
+                                      MPI_Datatype, int, MPI_Comm, MPI_Request*) noexcept;
 template int gatherv_arrays<MPI_Count, MPI_Aint>(const char*, const void*, MPI_Count, MPI_Datatype, void*,
-                                                 const MPI_Count*, const MPI_Aint*, MPI_Datatype, int, MPI_Comm) noexcept;
+                                                 const MPI_Count*, const MPI_Aint*, MPI_Datatype, int, MPI_Comm, MPI_Request*) noexcept;
 template int scatterv_arrays<int, int>(const char*, const void*, const int*, const int*, MPI_Datatype, void*,
-                                       MPI_Count, MPI_Datatype, int, MPI_Comm) noexcept;
+                                       MPI_Count, MPI_Datatype, int, MPI_Comm, MPI_Request*) noexcept;
 template int scatterv_arrays<MPI_Count, MPI_Aint>(const char*, const void*, const MPI_Count*, const MPI_Aint*,
-                                                  MPI_Datatype, void*, MPI_Count, MPI_Datatype, int, MPI_Comm) noexcept;
+                                                  MPI_Datatype, void*, MPI_Count, MPI_Datatype, int, MPI_Comm, MPI_Request*) noexcept;
 
 }  // namespace duct::capi
 
@@ -719,4 +769,121 @@ extern "C" int DUCT_Tune(const char* rules) {
   duct::Status st = duct::capi::check_mpi_ready("DUCT_Tune");
   if (st) st = duct::coll::set_rules(rules ? rules : "");
   return st ? MPI_SUCCESS : duct::capi::raise(MPI_COMM_NULL, "DUCT_Tune", st);
+}
+
+// ---- nonblocking forms ----------------------------------------------------------------
+extern "C" int DUCT_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                           MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Ibcast", comm, request);
+  return bcast("DUCT_Ibcast", buffer, count, datatype, root, comm, request);
+}
+extern "C" int DUCT_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                             MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Ibcast_c", comm, request);
+  return bcast("DUCT_Ibcast_c", buffer, count, datatype, root, comm, request);
+}
+extern "C" int DUCT_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Iallgather", comm, request);
+  return allgather("DUCT_Iallgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+extern "C" int DUCT_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                 MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Iallgather_c", comm, request);
+  return allgather("DUCT_Iallgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+extern "C" int DUCT_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Ialltoall", comm, request);
+  return alltoall("DUCT_Ialltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+extern "C" int DUCT_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Ialltoall_c", comm, request);
+  return alltoall("DUCT_Ialltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+extern "C" int DUCT_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Iallgatherv", comm, request);
+  return allgatherv_arrays("DUCT_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                           comm, request);
+}
+extern "C" int DUCT_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                  const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                  MPI_Comm comm, MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Iallgatherv_c", comm, request);
+  return allgatherv_arrays("DUCT_Iallgatherv_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                           comm, request);
+}
+extern "C" int DUCT_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                               void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                               MPI_Comm comm, MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Ialltoallv", comm, request);
+  return alltoallv_arrays("DUCT_Ialltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                          recvtype, comm, request);
+}
+extern "C" int DUCT_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                 MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                                 const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Ialltoallv_c", comm, request);
+  return alltoallv_arrays("DUCT_Ialltoallv_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                          recvtype, comm, request);
+}
+extern "C" int DUCT_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                            MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Igather", comm, request);
+  return gather_blocks("DUCT_Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+}
+extern "C" int DUCT_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                              MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                              MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Igather_c", comm, request);
+  return gather_blocks("DUCT_Igather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                       request);
+}
+extern "C" int DUCT_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                             MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Igatherv", comm, request);
+  return gatherv_arrays("DUCT_Igatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                        comm, request);
+}
+extern "C" int DUCT_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                               const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                               MPI_Comm comm, MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Igatherv_c", comm, request);
+  return gatherv_arrays("DUCT_Igatherv_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                        comm, request);
+}
+extern "C" int DUCT_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                             MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Iscatter", comm, request);
+  return scatter_blocks("DUCT_Iscatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                        request);
+}
+extern "C" int DUCT_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                               MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                               MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Iscatter_c", comm, request);
+  return scatter_blocks("DUCT_Iscatter_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                        request);
+}
+extern "C" int DUCT_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                              void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                              MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Iscatterv", comm, request);
+  return scatterv_arrays("DUCT_Iscatterv", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                         comm, request);
+}
+extern "C" int DUCT_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                                MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                int root, MPI_Comm comm, MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Iscatterv_c", comm, request);
+  return scatterv_arrays("DUCT_Iscatterv_c", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                         comm, request);
+}
+extern "C" int DUCT_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Ibarrier", comm, request);
+  return barrier("DUCT_Ibarrier", comm, request);
 }

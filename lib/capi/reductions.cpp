@@ -126,9 +126,9 @@ Status fallback_checks(const void* sendbuf, MPI_Count scount, const void* recvbu
 // ---- allreduce ------------------------------------------------------------------
 
 int allreduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
-              MPI_Comm comm) noexcept {
+              MPI_Comm comm, MPI_Request* req) noexcept {
   return guarded(call, comm, [&]() -> int {
-    Entry e{call, comm};
+    Entry e{call, comm, req};
     Status st = e.begin();
     if (!st) return e.fail(st);
     Red red;
@@ -139,8 +139,16 @@ int allreduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count co
       // MPI's answer; counts beyond INT_MAX in slices (allreduce is element-wise).
       note_fallback(call, red.why);
       if (!(st = fallback_checks(sendbuf, count, recvbuf, count, dt, true))) return e.fail(st);
-      Fallback f;
+      Fallback local;
+      Fallback& f = e.hold(local);
       if (!(st = f.stage(sendbuf, count, recvbuf, count, dt))) return e.fail(st);
+      if (e.nonblocking()) {
+        if (!int_count(count)) return e.fail(too_large(call));
+        MPI_Request r = MPI_REQUEST_NULL;
+        int rc = PMPI_Iallreduce(f.s, f.r, static_cast<int>(count), dt, op, comm, &r);
+        e.then([&f] { return f.done(); });
+        return e.started_mpi(rc, r);
+      }
       MPI_Aint lb = 0, extent = 0;
       if (MPI_Type_get_extent(dt, &lb, &extent) != MPI_SUCCESS)
         return e.fail(make_error(Errc::type, "cannot get the extent of datatype %s", type_text(dt).c_str()));
@@ -183,9 +191,9 @@ int allreduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count co
 // ---- reduce -----------------------------------------------------------------------
 
 int reduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op, int root,
-           MPI_Comm comm) noexcept {
+           MPI_Comm comm, MPI_Request* req) noexcept {
   return guarded(call, comm, [&]() -> int {
-    Entry e{call, comm};
+    Entry e{call, comm, req};
     Status st = e.begin();
     if (!st) return e.fail(st);
     Red red;
@@ -193,6 +201,10 @@ int reduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count
     if (e.inter) {
       note_fallback(call, red.why);
       if (!int_count(count)) return e.fail(too_large(call));
+      if (e.nonblocking()) {
+        MPI_Request r = MPI_REQUEST_NULL;
+        return e.started_mpi(PMPI_Ireduce(sendbuf, recvbuf, static_cast<int>(count), dt, op, root, comm, &r), r);
+      }
       return PMPI_Reduce(sendbuf, recvbuf, static_cast<int>(count), dt, op, root, comm);
     }
     if (root < 0 || root >= e.size)
@@ -206,8 +218,15 @@ int reduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count
       note_fallback(call, red.why);
       if (!(st = fallback_checks(sendbuf, count, recvbuf, count, dt, is_root))) return e.fail(st);
       if (!int_count(count)) return e.fail(too_large(call));
-      Fallback f;
+      Fallback local;
+      Fallback& f = e.hold(local);
       if (!(st = f.stage(sendbuf, count, is_root ? recvbuf : nullptr, count, dt))) return e.fail(st);
+      if (e.nonblocking()) {
+        MPI_Request r = MPI_REQUEST_NULL;
+        int rc = PMPI_Ireduce(f.s, is_root ? f.r : recvbuf, static_cast<int>(count), dt, op, root, comm, &r);
+        e.then([&f] { return f.done(); });
+        return e.started_mpi(rc, r);
+      }
       int rc = PMPI_Reduce(f.s, is_root ? f.r : recvbuf, static_cast<int>(count), dt, op, root, comm);
       if (rc != MPI_SUCCESS) return rc;
       return (st = f.done()) ? MPI_SUCCESS : e.fail(st);
@@ -241,10 +260,11 @@ int reduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count
 // ---- reduce_scatter_block / reduce_scatter ----------------------------------------
 
 int reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, MPI_Count recvcount,
-                   const std::vector<MPI_Count>* recvcounts, MPI_Datatype dt, MPI_Op op, MPI_Comm comm) noexcept {
+                   const std::vector<MPI_Count>* recvcounts, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                   MPI_Request* req) noexcept {
   const bool v = recvcounts != nullptr;
   return guarded(call, comm, [&]() -> int {
-    Entry e{call, comm};
+    Entry e{call, comm, req};
     Status st = e.begin();
     if (!st) return e.fail(st);
     Red red;
@@ -271,9 +291,23 @@ int reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, MPI_Cou
       const bool in_place = sendbuf == MPI_IN_PLACE;
       if (!(st = fallback_checks(sendbuf, total, recvbuf, in_place ? total : mine, dt, true))) return e.fail(st);
       if (!int_count(total)) return e.fail(too_large(call));
-      Fallback f;
+      Fallback local;
+      Fallback& f = e.hold(local);
       if (!(st = f.stage(sendbuf, total, recvbuf, in_place ? total : mine, dt))) return e.fail(st);
       int rc;
+      if (e.nonblocking()) {
+        MPI_Request r = MPI_REQUEST_NULL;
+        if (v) {
+          std::vector<int> counts_local;
+          std::vector<int>& counts = e.hold(counts_local);  // MPI reads it until completion
+          counts.assign(recvcounts->begin(), recvcounts->end());
+          rc = PMPI_Ireduce_scatter(f.s, f.r, counts.data(), dt, op, comm, &r);
+        } else {
+          rc = PMPI_Ireduce_scatter_block(f.s, f.r, static_cast<int>(recvcount), dt, op, comm, &r);
+        }
+        e.then([&f] { return f.done(); });
+        return e.started_mpi(rc, r);
+      }
       if (v) {
         std::vector<int> counts(recvcounts->begin(), recvcounts->end());
         rc = PMPI_Reduce_scatter(f.s, f.r, counts.data(), dt, op, comm);
@@ -324,26 +358,26 @@ int reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, MPI_Cou
 }
 
 int reduce_scatter_block(const char* call, const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype dt,
-                         MPI_Op op, MPI_Comm comm) noexcept {
-  return reduce_scatter(call, sendbuf, recvbuf, recvcount, nullptr, dt, op, comm);
+                         MPI_Op op, MPI_Comm comm, MPI_Request* req) noexcept {
+  return reduce_scatter(call, sendbuf, recvbuf, recvcount, nullptr, dt, op, comm, req);
 }
 
 template <class C>
 int reduce_scatter_v(const char* call, const void* sendbuf, void* recvbuf, const C* recvcounts, MPI_Datatype dt,
-                     MPI_Op op, MPI_Comm comm) noexcept {
+                     MPI_Op op, MPI_Comm comm, MPI_Request* req) noexcept {
   return guarded(call, comm, [&] {
     // One count per rank of the (local) group; NULL stays empty and is reported as such.
     int n = 0;
     if (comm != MPI_COMM_NULL && MPI_Comm_size(comm, &n) != MPI_SUCCESS) n = 0;
     std::vector<MPI_Count> counts;
     if (recvcounts) counts.assign(recvcounts, recvcounts + n);
-    return reduce_scatter(call, sendbuf, recvbuf, 0, &counts, dt, op, comm);
+    return reduce_scatter(call, sendbuf, recvbuf, 0, &counts, dt, op, comm, req);
   });
 }
 template int reduce_scatter_v<int>(const char*, const void*, void*, const int*, MPI_Datatype, MPI_Op,
-                                   MPI_Comm) noexcept;
+                                   MPI_Comm, MPI_Request*) noexcept;
 template int reduce_scatter_v<MPI_Count>(const char*, const void*, void*, const MPI_Count*, MPI_Datatype, MPI_Op,
-                                         MPI_Comm) noexcept;
+                                         MPI_Comm, MPI_Request*) noexcept;
 
 }  // namespace duct::capi
 
@@ -380,4 +414,48 @@ extern "C" int DUCT_Reduce_scatter(const void* sendbuf, void* recvbuf, const int
 extern "C" int DUCT_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return reduce_scatter_v("DUCT_Reduce_scatter_c", sendbuf, recvbuf, recvcounts, datatype, op, comm);
+}
+
+// ---- nonblocking forms ----------------------------------------------------------------
+
+extern "C" int DUCT_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm, MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Iallreduce", comm, request);
+  return allreduce("DUCT_Iallreduce", sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+extern "C" int DUCT_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                                 MPI_Comm comm, MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Iallreduce_c", comm, request);
+  return allreduce("DUCT_Iallreduce_c", sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+extern "C" int DUCT_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                            MPI_Comm comm, MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Ireduce", comm, request);
+  return reduce("DUCT_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm, request);
+}
+extern "C" int DUCT_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                              int root, MPI_Comm comm, MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Ireduce_c", comm, request);
+  return reduce("DUCT_Ireduce_c", sendbuf, recvbuf, count, datatype, op, root, comm, request);
+}
+extern "C" int DUCT_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
+                                          MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Ireduce_scatter_block", comm, request);
+  return reduce_scatter_block("DUCT_Ireduce_scatter_block", sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+}
+extern "C" int DUCT_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Ireduce_scatter_block_c", comm, request);
+  return reduce_scatter_block("DUCT_Ireduce_scatter_block_c", sendbuf, recvbuf, recvcount, datatype, op, comm,
+                              request);
+}
+extern "C" int DUCT_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                                    MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Ireduce_scatter", comm, request);
+  return reduce_scatter_v("DUCT_Ireduce_scatter", sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+}
+extern "C" int DUCT_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
+                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  DUCT_NEED_REQUEST("DUCT_Ireduce_scatter_c", comm, request);
+  return reduce_scatter_v("DUCT_Ireduce_scatter_c", sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
 }

@@ -40,6 +40,26 @@ struct CollArgs {
   bool nothing = false;
 };
 
+// What selection chose for one call: the schedule's maker, whether the
+// device engine runs it (fn is then its fallback), names for logs and the
+// call's sequence number on the communicator.
+using AlgoFn = Sched (*)(Context&, const CollArgs&, std::uint32_t seq);
+struct Plan {
+  AlgoFn fn = nullptr;
+  bool engine = false;
+  const char* name = "";
+  std::size_t bytes = 0;
+  std::uint32_t seq = 0;
+};
+// Select (cached per communicator and collective), log the choice once per
+// call signature and number the call.
+Status plan_collective(Context& ctx, const CollArgs& a, Plan* out);
+// The schedule of a planned call (built when it is about to run: on an
+// engine communicator it numbers the call there).
+Sched plan_schedule(Context& ctx, const CollArgs& a, const Plan& p);
+// A communicator of one rank: local copies.
+Status local_only(const CollArgs& a);
+
 // Select, log once per call signature, build and run (blocking). With
 // DUCT_CHECK, compares the call across ranks first (check_call).
 Status run_collective(Context& ctx, const CollArgs& a);
@@ -52,8 +72,6 @@ Status check_call(Context& ctx, const CollArgs& a);
 
 // Replace the selection rules at run time (DUCT_Tune); same format as DUCT_TUNE.
 Status set_rules(const std::string& rules);
-
-using AlgoFn = Sched (*)(Context&, const CollArgs&, std::uint32_t seq);
 
 // ---- algorithms (one file each) ---------------------------------------------
 Sched allreduce_shm(Context&, const CollArgs&, std::uint32_t);

@@ -1,4 +1,5 @@
 #include "coll/context.hpp"
+#include "coll/nonblocking.hpp"
 
 #include <unistd.h>
 
@@ -128,7 +129,13 @@ void Runtime::teardown() noexcept {
   last_comm_ = MPI_COMM_NULL;
   std::vector<Context*> by_cid(live_.begin(), live_.end());
   std::sort(by_cid.begin(), by_cid.end(), [](const Context* a, const Context* b) { return a->cid < b->cid; });
-  for (Context* c : by_cid) c->release();
+  for (Context* c : by_cid) {
+    // MPI_Finalize with requests active is erroneous (MPI-4.0 §11.2.2): they fail.
+    if (!c->queue.empty())
+      abandon(*c, make_error(Errc::internal, "MPI_Finalize was called with %zu nonblocking collective(s) of "
+                                             "communicator cid %u not completed", c->queue.size(), c->cid));
+    c->release();
+  }
   attr_.release();
   if (memory::IpcCache::instance().stats().misses > 0)
     DUCT_INFO(memory, "IPC cache at finalize: %s", memory::IpcCache::instance().describe().c_str());
@@ -163,6 +170,18 @@ Status Runtime::set_rules(const std::string& rules) {
 
 void Runtime::delete_context(void* value) noexcept {
   auto* ctx = static_cast<Context*>(value);
+  // MPI_Comm_free lets operations pending on the communicator complete
+  // (MPI-4.0 §7.4.3): finish its nonblocking collectives first (every rank
+  // started them before freeing it).
+  if (!ctx->queue.empty()) {
+    Status st;
+    try {
+      st = drain(*ctx);
+    } catch (...) {
+      st = Status(Errc::internal, "exception while finishing nonblocking collectives");
+    }
+    if (!ctx->queue.empty()) abandon(*ctx, st ? Status(Errc::internal, "communicator freed") : st);
+  }
   if (g_runtime) {
     g_runtime->live_.erase(ctx);
     // A failed context's messages may still arrive: never reuse its cid.

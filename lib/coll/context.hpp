@@ -21,6 +21,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -36,6 +37,7 @@ namespace duct::coll {
 
 class ShmArea;
 class Engine;
+class Pending;
 
 class Context {
  public:
@@ -53,6 +55,9 @@ class Context {
   // error): its messages may still be in flight, so every later call on the
   // communicator returns this error at once. Its cid is never reused.
   Status failed;
+  // Nonblocking collectives started and not finished, in start order; the
+  // head is the one running (coll/nonblocking.hpp).
+  std::deque<Pending*> queue;
 
   int rank() const noexcept { return topo.rank; }
   int size() const noexcept { return topo.size; }

@@ -4,6 +4,7 @@
 
 #include "coll/collectives.hpp"
 #include "coll/engine.hpp"
+#include "coll/nonblocking.hpp"
 #include "coll/shm.hpp"
 #include "coll/task.hpp"
 #include "core/config.hpp"
@@ -111,6 +112,8 @@ std::size_t query_bytes(const CollArgs& a, int n) {
 }
 
 // A communicator of one rank: local copies, no communication.
+}  // namespace
+
 Status local_only(const CollArgs& a) {
   const std::size_t esz = elem_size(a.dt.elem);
   switch (a.coll) {
@@ -150,13 +153,8 @@ Status local_only(const CollArgs& a) {
   return make_error(Errc::internal, "no local path for %s", select::coll_name(a.coll));
 }
 
-}  // namespace
 
-Status run_collective(Context& ctx, const CollArgs& a) {
-  if (!ctx.failed.is_ok()) return ctx.failed;
-  if (ctx.size() > 1 && config::get().check) DUCT_TRY(check_call(ctx, a));
-  if (a.nothing) return Status::ok();
-  if (ctx.size() == 1) return local_only(a);
+Status plan_collective(Context& ctx, const CollArgs& a, Plan* out) {
   Runtime* rt = Runtime::ready();
   if (!rt) DUCT_TRY(Runtime::get(&rt));
   select::Query q{a.coll, query_bytes(a, ctx.size()), ctx.size(), ctx.topo.num_nodes,
@@ -180,10 +178,11 @@ Status run_collective(Context& ctx, const CollArgs& a) {
     last = {q.bytes, algo, fallback, rt->rules_generation(), q.device};
   }
   const int algo = last.algo;
-  const bool engine = last.fallback >= 0;
-  AlgoFn fn = impl_of(engine ? last.fallback : algo);
-  if (!fn) return make_error(Errc::internal, "%s: algorithm %d has no implementation", a.call, algo);
-  const char* name = select::algorithms()[static_cast<size_t>(algo)].name;
+  out->engine = last.fallback >= 0;
+  out->fn = impl_of(out->engine ? last.fallback : algo);
+  if (!out->fn) return make_error(Errc::internal, "%s: algorithm %d has no implementation", a.call, algo);
+  out->name = select::algorithms()[static_cast<size_t>(algo)].name;
+  out->bytes = q.bytes;
 
   if (log::enabled(log::Level::info, log::Subsys::coll)) {
     std::string sig = strprintf("%s %zu %s %s %s %d", a.call, q.bytes, a.dt.name ? a.dt.name : "bytes", op_name(a.op),
@@ -192,20 +191,33 @@ Status run_collective(Context& ctx, const CollArgs& a) {
       std::string why;
       rt->table().choose(q, &why);
       DUCT_INFO(coll, "%s on %d ranks (%d node(s)), %s memory: %s, because %s%s%s", a.call, ctx.size(),
-                ctx.topo.num_nodes, q.device ? "device" : "host", name, why.c_str(),
-                engine ? "; without it: " : "",
-                engine ? select::algorithms()[static_cast<size_t>(last.fallback)].name : "");
+                ctx.topo.num_nodes, q.device ? "device" : "host", out->name, why.c_str(),
+                out->engine ? "; without it: " : "",
+                out->engine ? select::algorithms()[static_cast<size_t>(last.fallback)].name : "");
     }
   }
-  const std::uint32_t seq = ctx.next_seq();
-  if (engine) {
-    Task task(engine_collective(ctx, a, seq, fn), TaskInfo{a.call, name, q.bytes, ctx.cid});
-    return run(ctx, task);
-  }
+  out->seq = ctx.next_seq();
+  return Status::ok();
+}
+
+Sched plan_schedule(Context& ctx, const CollArgs& a, const Plan& p) {
+  if (p.engine) return engine_collective(ctx, a, p.seq, p.fn);
   // Every call on an engine communicator is numbered there on every rank:
   // ranks that take the engine learn from this one that it does not.
   if (ctx.engine) ctx.engine->decline();
-  Task task(fn(ctx, a, seq), TaskInfo{a.call, name, q.bytes, ctx.cid});
+  return p.fn(ctx, a, p.seq);
+}
+
+Status run_collective(Context& ctx, const CollArgs& a) {
+  if (!ctx.failed.is_ok()) return ctx.failed;
+  // MPI orders a communicator's blocking and nonblocking collectives together.
+  if (!ctx.queue.empty()) DUCT_TRY(drain(ctx));
+  if (ctx.size() > 1 && config::get().check) DUCT_TRY(check_call(ctx, a));
+  if (a.nothing) return Status::ok();
+  if (ctx.size() == 1) return local_only(a);
+  Plan p;
+  DUCT_TRY(plan_collective(ctx, a, &p));
+  Task task(plan_schedule(ctx, a, p), TaskInfo{a.call, p.name, p.bytes, ctx.cid});
   return run(ctx, task);
 }
 

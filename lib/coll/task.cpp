@@ -12,6 +12,7 @@
 #include <mutex>
 #include <vector>
 
+#include "coll/nonblocking.hpp"
 #include "core/config.hpp"
 #include "core/log.hpp"
 
@@ -173,6 +174,7 @@ void dump(const std::string& what, double waited) {
   Runtime* rt = Runtime::ready();
   std::string out = strprintf("duct: rank %d (pid %d): pending for %.1f s: %s\n", rt ? rt->world_rank() : -1,
                               static_cast<int>(getpid()), waited, what.c_str());
+  out += describe_pending();
   std::string ops = channel::describe_active();
   if (!ops.empty()) out += "duct:   channel operations in flight:\n" + ops;
   if (rt) out += rt->describe_contexts();
@@ -192,7 +194,10 @@ struct Running {
 // several threads (MPI_THREAD_MULTIPLE): the UCX worker and the operation
 // list are single-threaded. The lock is taken per poll, never across the
 // wait, so collectives of different threads interleave.
+// Nonblocking collectives of other communicators move too: a peer may be
+// waiting in one of them for this rank.
 Status step(Task& task, bool* done, std::recursive_mutex* m) {
+  if (any_pending()) progress_pending();
   if (!m) return task.progress(done);
   std::lock_guard<std::recursive_mutex> lock(*m);
   return task.progress(done);
@@ -262,6 +267,45 @@ Status wait_setup(MPI_Request* req, const Describe& doing, const Describe& waiti
       return st;
     }
   }
+}
+
+namespace {
+// Progress nonblocking collectives until `done()`; their own watch in
+// progress_pending turns a stall into DUCT_TIMEOUT. `what` is for SIGUSR1.
+Status wait_until(const std::function<bool()>& done, const std::function<std::string()>& what, bool yield) {
+  Running running;
+  unsigned dump_seen = g_dump_gen.load(std::memory_order_relaxed);
+  const auto started = std::chrono::steady_clock::now();
+  unsigned idle = 0;
+  while (!done()) {
+    if (progress_pending() == 0 && yield && ++idle >= kIdlePollsBeforeYield) {
+      sched_yield();
+      idle = 0;
+    }
+    if (g_dump_gen.load(std::memory_order_relaxed) != dump_seen) {
+      dump_seen = g_dump_gen.load(std::memory_order_relaxed);
+      dump(what(), std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    }
+  }
+  return Status::ok();
+}
+}  // namespace
+
+Status wait_pending(Pending* p) {
+  const bool yield = p->context() && p->context()->yield;
+  DUCT_TRY(wait_until([p] { return p->done(); }, [p] { return p->describe(); }, yield));
+  return p->result();
+}
+
+Status drain(Context& ctx) {
+  DUCT_TRY(wait_until([&ctx] { return ctx.queue.empty(); },
+                      [&ctx] {
+                        return strprintf("finishing %zu nonblocking collective(s) on communicator cid %u before a "
+                                         "blocking one",
+                                         ctx.queue.size(), ctx.cid);
+                      },
+                      ctx.yield));
+  return ctx.failed;
 }
 
 Status run(Context& ctx, Task& task) {

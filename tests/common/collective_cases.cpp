@@ -37,22 +37,6 @@ std::vector<int> pattern(int rank, std::size_t n) {
   return v;
 }
 
-// A device-or-host buffer of ints, initialised from a host vector.
-struct IBuf {
-  Buf buf;
-  std::size_t n;
-  explicit IBuf(const std::vector<int>& init) : buf(std::max<std::size_t>(init.size(), 1) * sizeof(int), suite_kind()), n(init.size()) {
-    if (n) buf.upload(init.data());
-  }
-  int* p() { return static_cast<int*>(buf.data()); }
-  std::vector<int> get() const {
-    std::vector<unsigned char> h = buf.download();
-    std::vector<int> out(n);
-    if (n) std::memcpy(out.data(), h.data(), n * sizeof(int));
-    return out;
-  }
-};
-
 struct Comm {
   MPI_Comm comm;
   int rank, size;

@@ -12,6 +12,8 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -51,6 +53,23 @@ class Buf {
   void* p_ = nullptr;
   std::size_t bytes_;
   MemKind kind_;
+};
+
+// A buffer of ints of the suite's memory kind, initialised from a host vector.
+struct IBuf {
+  Buf buf;
+  std::size_t n;
+  explicit IBuf(const std::vector<int>& init)
+      : buf(std::max<std::size_t>(init.size(), 1) * sizeof(int), suite_kind()), n(init.size()) {
+    if (n) buf.upload(init.data());
+  }
+  int* p() { return static_cast<int*>(buf.data()); }
+  std::vector<int> get() const {
+    std::vector<unsigned char> h = buf.download();
+    std::vector<int> out(n);
+    if (n) std::memcpy(out.data(), h.data(), n * sizeof(int));
+    return out;
+  }
 };
 
 // Run the Catch2 session under MPI; the exit status is nonzero when any

@@ -1,0 +1,241 @@
+// Nonblocking collectives: a FIFO of tasks per context, progressed by
+// whoever waits.
+#include "coll/nonblocking.hpp"
+
+#include <algorithm>
+#include <atomic>
+
+#include "core/config.hpp"
+#include "core/log.hpp"
+
+namespace duct::coll {
+
+using clock = std::chrono::steady_clock;
+
+// Every outstanding request, in start order.
+struct PendingOps {
+  std::vector<Pending*> all;
+  std::atomic<std::size_t> count{0};
+  unsigned calls = 0;                 // progress calls since the clock was last read
+  clock::time_point last_call{};      // when progress last read the clock
+};
+
+namespace {
+PendingOps g_ops;
+thread_local int t_depth = 0;  // progress_pending on this thread's stack
+
+// A gap longer than this between two progress calls means nobody was
+// waiting (the application computed): the timeout counts waiting time only.
+constexpr double kNotWaitingGap = 0.5;
+constexpr unsigned kCallsPerClockRead = 256;
+
+std::recursive_mutex* runtime_mutex() {
+  Runtime* rt = Runtime::ready();
+  return rt && rt->threaded() ? &rt->mutex() : nullptr;
+}
+
+struct Depth {
+  Depth() { ++t_depth; }
+  ~Depth() { --t_depth; }
+};
+}  // namespace
+
+std::string Pending::describe() const {
+  if (task_) return task_->describe();
+  if (mpi_ != MPI_REQUEST_NULL) return strprintf("%s: handed to the MPI library, waiting for it", call);
+  if (ctx_) {
+    auto pos = std::find(ctx_->queue.begin(), ctx_->queue.end(), this);
+    return strprintf("%s (%s, %zu bytes) on communicator cid %u: queued behind %zu earlier nonblocking collective(s)",
+                     call, algo_, bytes_, ctx_->cid, static_cast<std::size_t>(pos - ctx_->queue.begin()));
+  }
+  return strprintf("%s: %s", call, done_ ? "complete" : "starting");
+}
+
+void Pending::complete(Status st) {
+  if (st) {
+    for (auto& f : after) {
+      st = f();
+      if (!st) break;
+    }
+  }
+  after.clear();
+  keep.clear();
+  task_.reset();
+  result_ = std::move(st);
+  done_ = true;
+  if (on_complete) on_complete(*this);
+}
+
+namespace {
+void forget(Pending* p) {
+  auto it = std::find(g_ops.all.begin(), g_ops.all.end(), p);
+  if (it != g_ops.all.end()) {
+    g_ops.all.erase(it);
+    g_ops.count.store(g_ops.all.size(), std::memory_order_relaxed);
+  }
+}
+
+}  // namespace
+
+void finish_pending(Pending* p, Status st) {
+  if (p->ctx_) {
+    Context& c = *p->ctx_;
+    if (!st && c.failed.is_ok()) {
+      c.failed = st;
+      c.failed.context("an earlier collective on this communicator failed");
+    }
+    if (!c.queue.empty() && c.queue.front() == p) c.queue.pop_front();
+  }
+  forget(p);
+  p->complete(std::move(st));
+  if (p->released_) delete p;
+}
+
+Status start_collective(Context& ctx, const CollArgs& a, Pending* p) {
+  if (!ctx.failed.is_ok()) return ctx.failed;
+  if (ctx.size() > 1 && config::get().check) {
+    // The comparison waits for every rank to start the call (documented).
+    if (!ctx.queue.empty()) DUCT_TRY(drain(ctx));
+    DUCT_TRY(check_call(ctx, a));
+  }
+  p->args_ = a;
+  if (a.nothing || ctx.size() == 1) {
+    p->complete(a.nothing ? Status::ok() : local_only(p->args_));
+    return Status::ok();
+  }
+  Plan plan;
+  DUCT_TRY(plan_collective(ctx, p->args_, &plan));
+  p->ctx_ = &ctx;
+  p->fn_ = plan.fn;
+  p->engine_ = plan.engine;
+  p->seq_ = plan.seq;
+  p->algo_ = plan.name;
+  p->bytes_ = plan.bytes;
+  p->last_move_ = clock::time_point{};
+  ctx.queue.push_back(p);
+  g_ops.all.push_back(p);
+  g_ops.count.store(g_ops.all.size(), std::memory_order_relaxed);
+  // Start it now if it is first: an eager message leaves before the caller
+  // computes.
+  progress_pending();
+  return Status::ok();
+}
+
+void start_done(Pending* p) { p->complete(Status::ok()); }
+
+void start_mpi(Pending* p, MPI_Request r) {
+  p->mpi_ = r;
+  g_ops.all.push_back(p);
+  g_ops.count.store(g_ops.all.size(), std::memory_order_relaxed);
+}
+
+void release(Pending* p) noexcept {
+  if (!p) return;
+  if (p->done_) {
+    delete p;
+  } else {
+    p->released_ = true;
+  }
+}
+
+bool any_pending() noexcept { return g_ops.count.load(std::memory_order_relaxed) != 0; }
+
+std::uint64_t progress_pending() {
+  if (!any_pending() || t_depth > 0) return 0;
+  std::recursive_mutex* m = runtime_mutex();
+  std::unique_lock<std::recursive_mutex> lock;
+  if (m) lock = std::unique_lock<std::recursive_mutex>(*m);
+  Depth depth;
+  std::uint64_t moved = 0;
+
+  // The timeout watch: the clock is read every few calls; a long gap since
+  // the last read means nobody waited in between, and restarts the watch.
+  const double timeout = config::get().timeout;
+  bool look = false;
+  clock::time_point now{};
+  if (timeout > 0 && ++g_ops.calls >= kCallsPerClockRead) {
+    g_ops.calls = 0;
+    now = clock::now();
+    const bool gap = std::chrono::duration<double>(now - g_ops.last_call).count() > kNotWaitingGap;
+    g_ops.last_call = now;
+    look = true;
+    if (gap)
+      for (Pending* p : g_ops.all) p->last_move_ = now;
+  }
+
+  // Copy: finishing a request edits the list (and on_complete may start another).
+  std::vector<Pending*> snapshot = g_ops.all;
+  for (Pending* p : snapshot) {
+    if (std::find(g_ops.all.begin(), g_ops.all.end(), p) == g_ops.all.end()) continue;
+    if (p->mpi_ != MPI_REQUEST_NULL) {
+      int flag = 0;
+      int rc = PMPI_Test(&p->mpi_, &flag, MPI_STATUS_IGNORE);
+      if (rc != MPI_SUCCESS) {
+        p->mpi_ = MPI_REQUEST_NULL;
+        finish_pending(p, mpi_error(rc, "the MPI library's nonblocking collective"));
+        ++moved;
+      } else if (flag) {
+        finish_pending(p, Status::ok());
+        ++moved;
+      }
+      continue;
+    }
+    Context& c = *p->ctx_;
+    if (c.queue.empty() || c.queue.front() != p) continue;  // behind another of its communicator
+    if (!c.failed.is_ok()) {
+      finish_pending(p, c.failed);
+      ++moved;
+      continue;
+    }
+    Status st;
+    if (!p->task_) {
+      Plan plan{p->fn_, p->engine_, p->algo_, p->bytes_, p->seq_};
+      p->task_ = std::make_unique<Task>(plan_schedule(c, p->args_, plan),
+                                        TaskInfo{p->args_.call, p->algo_, p->bytes_, c.cid});
+      st = p->task_->post();
+      ++moved;
+    }
+    bool done = false;
+    if (st) st = p->task_->progress(&done);
+    if (st && !done) {
+      const std::uint64_t a = p->task_->activity();
+      if (a != p->activity_) {
+        p->activity_ = a;
+        if (look) p->last_move_ = now;
+        ++moved;
+      } else if (look) {
+        if (p->last_move_ == clock::time_point{}) p->last_move_ = now;
+        const double still = std::chrono::duration<double>(now - p->last_move_).count();
+        if (still >= timeout) {
+          st = make_error(Errc::timeout, "no progress for %.1f s (DUCT_TIMEOUT=%g): %s", still, timeout,
+                          p->task_->describe().c_str());
+          DUCT_WARN(coll, "%s", st.message().c_str());
+        }
+      }
+    }
+    if (st && done) st = p->task_->finalize();
+    if (!st || done) {
+      finish_pending(p, std::move(st));
+      ++moved;
+    }
+  }
+  return moved;
+}
+
+void abandon(Context& ctx, const Status& why) noexcept {
+  while (!ctx.queue.empty()) {
+    Pending* p = ctx.queue.front();
+    // Its task may hold messages in flight: the context cannot be used again.
+    p->task_.reset();
+    finish_pending(p, why);
+  }
+}
+
+std::string describe_pending() {
+  if (g_ops.all.empty()) return {};
+  std::string out = strprintf("duct:   %zu nonblocking collective(s) outstanding:\n", g_ops.all.size());
+  for (const Pending* p : g_ops.all) out += "duct:     " + p->describe() + "\n";
+  return out;
+}
+
+}  // namespace duct::coll

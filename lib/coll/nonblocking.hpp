@@ -1,0 +1,121 @@
+// duct coll: nonblocking collectives.
+//
+// A nonblocking collective is the same Task a blocking one runs, started
+// now and progressed later. MPI-3 (MPI-4.0 §6.12) lets any number be
+// outstanding per communicator, started in the same order on every rank and
+// completed in any order. duct runs the ones of one communicator one after
+// the other, in the order they were started (a FIFO per context): a
+// context's scratch buffers, its shared-memory slots and the device
+// engine's phase words serve one collective at a time, and the order is the
+// same on every rank, so no rank waits for a collective another rank has
+// not reached. Collectives of different communicators progress together.
+//
+// Whoever waits drives everything: progress_pending() advances the head of
+// every context's queue (and requests handed to the MPI library), and is
+// called by every duct wait, by the run loop of every blocking collective
+// (a peer may be waiting in a nonblocking collective for this rank) and,
+// when the application waits with MPI_Wait/MPI_Test, from the MPI library's
+// progress loop (capi/requests.cpp).
+//
+// A blocking collective on a communicator with requests outstanding first
+// finishes them (MPI orders blocking and nonblocking collectives of one
+// communicator together).
+#pragma once
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "coll/collectives.hpp"
+#include "coll/context.hpp"
+#include "coll/task.hpp"
+
+namespace duct::coll {
+
+class Pending {
+ public:
+  // What the call was ("DUCT_Iallreduce") and the user's communicator.
+  const char* call = "";
+  MPI_Comm comm = MPI_COMM_NULL;
+  // Work to do in order after the collective succeeded (unpacking a derived
+  // datatype, copying a staged result to device memory), and buffers to
+  // keep until then (packed send data).
+  std::vector<std::function<Status()>> after;
+  std::vector<std::shared_ptr<void>> keep;
+  // Called once when the request completes (the generalized request is
+  // marked complete there). Runs inside progress: must not wait.
+  std::function<void(Pending&)> on_complete;
+
+  bool done() const noexcept { return done_; }
+  const Status& result() const noexcept { return result_; }
+  // The context it runs on (null: handed to the MPI library, or done at start).
+  Context* context() const noexcept { return ctx_; }
+  // "DUCT_Iallreduce (ring, 64 MiB) on communicator cid 3: waiting for ..."
+  std::string describe() const;
+
+ private:
+  friend struct PendingOps;
+  friend Status start_collective(Context&, const CollArgs&, Pending*);
+  friend void start_mpi(Pending*, MPI_Request);
+  friend void start_done(Pending*);
+  friend void release(Pending*) noexcept;
+  friend void finish_pending(Pending*, Status);
+  friend void abandon(Context&, const Status&) noexcept;
+  friend std::uint64_t progress_pending();
+  void complete(Status st);
+
+  Context* ctx_ = nullptr;
+  CollArgs args_;  // the schedule refers to it: owned here
+  AlgoFn fn_ = nullptr;
+  bool engine_ = false;
+  std::uint32_t seq_ = 0;
+  const char* algo_ = "";
+  std::size_t bytes_ = 0;
+  std::unique_ptr<Task> task_;  // made when the request reaches the head of its context's queue
+  MPI_Request mpi_ = MPI_REQUEST_NULL;  // a request handed to the MPI library
+  bool done_ = false;
+  bool released_ = false;  // the user's handle is gone: delete when done
+  Status result_;
+  std::uint64_t activity_ = 0;
+  std::chrono::steady_clock::time_point last_move_{};
+};
+
+// Complete `p` with `st` (internal to nonblocking.cpp).
+void finish_pending(Pending* p, Status st);
+
+// Start a native collective as `p` (heap-allocated; its owner gives it up
+// with release()). The arguments are copied. A call with nothing to move,
+// or on one rank, completes here. Errors of the start itself (a failed
+// context, DUCT_CHECK's mismatch) are returned and nothing is queued.
+Status start_collective(Context& ctx, const CollArgs& a, Pending* p);
+// A call with nothing to do: complete now (its after-work runs).
+void start_done(Pending* p);
+// A collective duct hands to the MPI library (its nonblocking form on host
+// buffers): `r` is the MPI library's request, tested by progress.
+void start_mpi(Pending* p, MPI_Request r);
+// The handle's owner is done with `p`: it is deleted now if complete, else
+// when it completes (MPI_Request_free on an active request).
+void release(Pending* p) noexcept;
+
+// Advance every outstanding request once; returns how much moved. Cheap
+// when nothing is outstanding. Reentrant calls (from the MPI library's
+// progress loop inside duct) return at once.
+std::uint64_t progress_pending();
+// Whether any request is outstanding (one load).
+bool any_pending() noexcept;
+// Progress until `p` is complete, under DUCT_TIMEOUT and SIGUSR1 as a
+// blocking collective. A timeout fails the request's communicator.
+Status wait_pending(Pending* p);
+// Finish the requests outstanding on `ctx` (before a blocking collective).
+Status drain(Context& ctx);
+// Fail every request outstanding on `ctx` (its communicator is being freed
+// or MPI is finalizing with requests still active: erroneous in MPI).
+void abandon(Context& ctx, const Status& why) noexcept;
+// "N nonblocking collectives outstanding: ..." for dumps; empty when none.
+std::string describe_pending();
+
+}  // namespace duct::coll
