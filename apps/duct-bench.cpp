@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_compute.hpp"
 #include "bench_data.hpp"
 #include "core/config.hpp"
 #include "duct/duct.h"
@@ -52,6 +53,9 @@ struct Options {
   std::string coll = "allreduce";
   std::string algo;
   int mpi = 1;
+  int nonblocking = 0;   // -N: DUCT_I* + MPI_Wait (and MPI_I* for the MPI column)
+  double overlap = -1;   // -O: compute time in us (0: as long as the blocking collective); <0: off
+  double poll_us = 0;    // -T: call MPI_Test every this many us of compute (0: never)
 };
 
 struct TypeRow {
@@ -118,12 +122,17 @@ void usage() {
       "  -t <type>     int8 uint8 int16 uint16 int32 uint32 int64 uint64 float double half bfloat16 (default float)\n"
       "  -o <op>       sum prod min max land lor lxor band bor bxor (default sum)\n"
       "  -r <root>     root of bcast, reduce, gather, scatter (default 0)\n"
-      "  -m <0|1>      also time the MPI library on the same buffers (default 1)\n");
+      "  -m <0|1>      also time the MPI library on the same buffers (default 1)\n"
+      "  -N            nonblocking: time DUCT_I<coll> + MPI_Wait (and MPI_I<coll> + MPI_Wait on host buffers)\n"
+      "  -O <us>       overlap mode: a computation of <us> microseconds (0: as long as the blocking collective;\n"
+      "                a host loop, or a GPU kernel with device buffers) runs while a nonblocking collective is in\n"
+      "                flight; prints the communication time left exposed, beside the blocking call's time\n"
+      "  -T <us>       overlap mode: the computation calls MPI_Test every <us> microseconds (default 0: never)\n");
 }
 
 bool parse(int argc, char** argv, Options* o, std::string* err) {
   int c;
-  while ((c = getopt(argc, argv, "b:e:f:n:w:c:d:t:o:C:A:m:r:h")) != -1) {
+  while ((c = getopt(argc, argv, "b:e:f:n:w:c:d:t:o:C:A:m:r:NO:T:h")) != -1) {
     switch (c) {
       case 'b':
       case 'e': {
@@ -143,6 +152,9 @@ bool parse(int argc, char** argv, Options* o, std::string* err) {
       case 'A': o->algo = optarg; break;
       case 'm': o->mpi = std::atoi(optarg); break;
       case 'r': o->root = std::atoi(optarg); break;
+      case 'N': o->nonblocking = 1; break;
+      case 'O': o->overlap = std::atof(optarg); break;
+      case 'T': o->poll_us = std::atof(optarg); break;
       case 'h': usage(); std::exit(0);
       default: return (*err = "unknown option"), false;
     }
@@ -247,6 +259,7 @@ int main(int argc, char** argv) {
     if (DUCT_Tune(rule.c_str()) != MPI_SUCCESS) fail("DUCT_Tune(" + rule + ") failed");
   }
   bool dev = o.device == "cuda" || (o.device == "auto" && DUCT_Query_cuda_support());
+  if (o.overlap >= 0 && !dev) bench::calibrate_host_compute();
   if (o.device == "cuda" && !DUCT_Query_cuda_support())
     fail("-d cuda: no usable CUDA device (" + cuda::unavailable_reason() + "); use -d host");
   if (o.device != "cuda" && o.device != "host" && o.device != "auto") fail("-d must be cuda, host or auto");
@@ -287,13 +300,22 @@ int main(int argc, char** argv) {
                 reduces ? op->name : "-", o.iters, o.warmup, o.check ? "on" : "off");
     if (!dev) std::printf("# host buffers: %s\n", DUCT_Query_cuda_support() ? "(-d host requested)" : cuda::unavailable_reason().c_str());
     std::printf("# selection: %s\n", o.algo.empty() ? "built-in rules (duct-info -a)" : ("forced " + o.algo).c_str());
+    if (o.overlap >= 0) {
+      std::printf("# overlap mode: compute %s (%s), %s; exposed = overlapped - compute alone, %% of blocking\n",
+                  o.overlap > 0 ? (std::to_string(o.overlap) + " us").c_str() : "as long as the blocking collective",
+                  dev ? "GPU kernel on its own stream" : "host loop", o.poll_us > 0 ? ("MPI_Test every " + std::to_string(o.poll_us) + " us of compute").c_str() : "no test calls during compute");
+      std::printf("# %12s %12s %10s %10s %10s %10s %10s %6s %10s %10s %10s %10s\n", "size(B)", "count", "block(us)",
+                  "compute", "overlapped", "exposed", "exposed", "#wrong", "MPI block", "MPI ovl", "exposed", "exposed");
+    }
     std::string mpi_label = dev ? std::string("MPI staged (D2H+") + mpi_name[ci] + "+H2D)" : mpi_name[ci];
+    if (o.overlap < 0) {
     std::printf("#\n# %56s %-31s %-31s %s\n", "", "duct out-of-place", "duct in-place", mpi_label.c_str());
     std::printf("# %12s %12s %8s %6s %5s %9s %7s %7s %6s %9s %7s %7s %6s %9s %7s %7s %6s %8s\n", "size", "count", "type",
                 "redop", "root", "time(us)", "algbw", "busbw", "#wrong", "time(us)", "algbw", "busbw", "#wrong", "time(us)",
                 "algbw", "busbw", "#wrong", "speedup");
     std::printf("# %12s %12s %8s %6s %5s %9s %7s %7s %6s %9s %7s %7s %6s %9s %7s %7s %6s %8s\n", "(B)", "(elements)", "",
                 "", "", "", "(GB/s)", "(GB/s)", "", "", "(GB/s)", "(GB/s)", "", "", "(GB/s)", "(GB/s)", "", "(x)");
+  }
   }
 
   const double frac = n > 1 ? static_cast<double>(n - 1) / n : 1.0;
@@ -367,22 +389,63 @@ int main(int argc, char** argv) {
       recv.upload(r.data(), r.size());
     };
 
-    auto duct_call = [&](bool ip) -> int {
+    // Blocking, or with `req` the nonblocking form (started only).
+    auto duct_start = [&](bool ip, MPI_Request* req) -> int {
       const void* sb = ip ? MPI_IN_PLACE : send.p;
-      if (coll == "allreduce") return DUCT_Allreduce(sb, recv.p, icount, dt, op->mpi, MPI_COMM_WORLD);
-      if (coll == "reduce") return DUCT_Reduce(ip && rank != root ? send.p : sb, recv.p, icount, dt, op->mpi, root, MPI_COMM_WORLD);
-      if (coll == "bcast") return DUCT_Bcast(rank == root ? send.p : recv.p, icount, dt, root, MPI_COMM_WORLD);
-      if (coll == "allgather") return DUCT_Allgather(sb, icount, dt, recv.p, icount, dt, MPI_COMM_WORLD);
-      if (coll == "reduce_scatter") return DUCT_Reduce_scatter_block(sb, recv.p, icount, dt, op->mpi, MPI_COMM_WORLD);
-      if (coll == "alltoall") return DUCT_Alltoall(sb, icount, dt, recv.p, icount, dt, MPI_COMM_WORLD);
-      if (coll == "gather")
-        return DUCT_Gather(ip && rank == root ? MPI_IN_PLACE : send.p, icount, dt, recv.p, icount, dt, root, MPI_COMM_WORLD);
-      if (coll == "scatter")
-        return DUCT_Scatter(send.p, icount, dt, ip && rank == root ? MPI_IN_PLACE : recv.p, icount, dt, root, MPI_COMM_WORLD);
-      return DUCT_Barrier(MPI_COMM_WORLD);
+      const MPI_Comm w = MPI_COMM_WORLD;
+      const void* rsb = ip && rank != root ? send.p : sb;
+      const void* gsb = ip && rank == root ? MPI_IN_PLACE : send.p;
+      void* srb = ip && rank == root ? MPI_IN_PLACE : recv.p;
+      void* bb = rank == root ? send.p : recv.p;
+      if (req) {
+        if (coll == "allreduce") return DUCT_Iallreduce(sb, recv.p, icount, dt, op->mpi, w, req);
+        if (coll == "reduce") return DUCT_Ireduce(rsb, recv.p, icount, dt, op->mpi, root, w, req);
+        if (coll == "bcast") return DUCT_Ibcast(bb, icount, dt, root, w, req);
+        if (coll == "allgather") return DUCT_Iallgather(sb, icount, dt, recv.p, icount, dt, w, req);
+        if (coll == "reduce_scatter") return DUCT_Ireduce_scatter_block(sb, recv.p, icount, dt, op->mpi, w, req);
+        if (coll == "alltoall") return DUCT_Ialltoall(sb, icount, dt, recv.p, icount, dt, w, req);
+        if (coll == "gather") return DUCT_Igather(gsb, icount, dt, recv.p, icount, dt, root, w, req);
+        if (coll == "scatter") return DUCT_Iscatter(send.p, icount, dt, srb, icount, dt, root, w, req);
+        return DUCT_Ibarrier(w, req);
+      }
+      if (coll == "allreduce") return DUCT_Allreduce(sb, recv.p, icount, dt, op->mpi, w);
+      if (coll == "reduce") return DUCT_Reduce(rsb, recv.p, icount, dt, op->mpi, root, w);
+      if (coll == "bcast") return DUCT_Bcast(bb, icount, dt, root, w);
+      if (coll == "allgather") return DUCT_Allgather(sb, icount, dt, recv.p, icount, dt, w);
+      if (coll == "reduce_scatter") return DUCT_Reduce_scatter_block(sb, recv.p, icount, dt, op->mpi, w);
+      if (coll == "alltoall") return DUCT_Alltoall(sb, icount, dt, recv.p, icount, dt, w);
+      if (coll == "gather") return DUCT_Gather(gsb, icount, dt, recv.p, icount, dt, root, w);
+      if (coll == "scatter") return DUCT_Scatter(send.p, icount, dt, srb, icount, dt, root, w);
+      return DUCT_Barrier(w);
+    };
+    // -N: start, then MPI_Wait (which progresses duct through Open MPI's loop).
+    auto duct_call = [&](bool ip) -> int {
+      if (!o.nonblocking) return duct_start(ip, nullptr);
+      MPI_Request q = MPI_REQUEST_NULL;
+      int rc = duct_start(ip, &q);
+      if (rc != MPI_SUCCESS) return rc;
+      return MPI_Wait(&q, MPI_STATUS_IGNORE);
+    };
+    // The MPI library's nonblocking form on host buffers (overlap mode, -N).
+    auto mpi_start = [&](MPI_Request* q) -> int {
+      const MPI_Comm w = MPI_COMM_WORLD;
+      if (coll == "allreduce") return MPI_Iallreduce(send.p, recv.p, icount, dt, mpi_op, w, q);
+      if (coll == "reduce") return MPI_Ireduce(send.p, recv.p, icount, dt, mpi_op, root, w, q);
+      if (coll == "bcast") return MPI_Ibcast(rank == root ? send.p : recv.p, icount, dt, root, w, q);
+      if (coll == "allgather") return MPI_Iallgather(send.p, icount, dt, recv.p, icount, dt, w, q);
+      if (coll == "reduce_scatter") return MPI_Ireduce_scatter_block(send.p, recv.p, icount, dt, mpi_op, w, q);
+      if (coll == "alltoall") return MPI_Ialltoall(send.p, icount, dt, recv.p, icount, dt, w, q);
+      if (coll == "gather") return MPI_Igather(send.p, icount, dt, recv.p, icount, dt, root, w, q);
+      if (coll == "scatter") return MPI_Iscatter(send.p, icount, dt, recv.p, icount, dt, root, w, q);
+      return MPI_Ibarrier(w, q);
     };
     std::vector<char> hs, hr;
     auto mpi_call = [&]() -> int {
+      if (o.nonblocking && !dev) {
+        MPI_Request q = MPI_REQUEST_NULL;
+        int rc = mpi_start(&q);
+        return rc != MPI_SUCCESS ? rc : MPI_Wait(&q, MPI_STATUS_IGNORE);
+      }
       const void* sb = send.p;
       void* rb = recv.p;
       if (dev) {  // the host-staged path a user would otherwise write
@@ -430,6 +493,82 @@ int main(int argc, char** argv) {
       double t = (MPI_Wtime() - t0) / o.iters;
       return max_over_ranks(t);
     };
+    if (o.overlap >= 0) {
+      // Overlap: blocking time, compute alone, then compute while a
+      // nonblocking collective is in flight (started before, completed
+      // after). exposed = overlapped - compute, as a share of blocking.
+      auto timed = [&](const std::function<void()>& body) {
+        for (int i = 0; i < o.warmup; ++i) body();
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < o.iters; ++i) body();
+        return max_over_ranks((MPI_Wtime() - t0) / o.iters);
+      };
+      recv.upload(poison.data(), poison.size());
+      if (duct_start(false, nullptr) != MPI_SUCCESS) rc_bad = 1;
+      long long w = o.check ? sum_over_ranks(wrong_now(false)) : -1;
+      const double t_block = timed([&] { duct_start(false, nullptr); });
+      const double us = o.overlap > 0 ? o.overlap : t_block * 1e6;
+      auto compute = [&](MPI_Request* q, bool duct) {
+        if (dev) {
+          (void)bench::device_compute_start(us);
+          return;
+        }
+        std::function<void()> poll;
+        if (q && o.poll_us > 0)
+          poll = [&, q] {
+            int flag = 0;
+            if (*q != MPI_REQUEST_NULL) (void)(duct ? DUCT_Test(q, &flag, MPI_STATUS_IGNORE) : MPI_Test(q, &flag, MPI_STATUS_IGNORE));
+          };
+        bench::host_compute(us, poll, o.poll_us);
+      };
+      auto compute_wait = [&] {
+        if (dev) bench::device_compute_wait();
+      };
+      const double t_comp = timed([&] {
+        compute(nullptr, true);
+        compute_wait();
+      });
+      recv.upload(poison.data(), poison.size());
+      const double t_ovl = timed([&] {
+        MPI_Request q = MPI_REQUEST_NULL;
+        if (duct_start(false, &q) != MPI_SUCCESS) rc_bad = 1;
+        compute(&q, true);
+        if (DUCT_Wait(&q, MPI_STATUS_IGNORE) != MPI_SUCCESS) rc_bad = 1;
+        compute_wait();
+      });
+      long long w2 = o.check ? sum_over_ranks(wrong_now(false)) : -1;
+      total_wrong += std::max(0LL, w) + std::max(0LL, w2);
+      double m_block = 0, m_ovl = 0;
+      const bool with_mpi = o.mpi && !dev;
+      if (with_mpi) {
+        m_block = timed([&] {
+          MPI_Request q;
+          mpi_start(&q);
+          MPI_Wait(&q, MPI_STATUS_IGNORE);
+        });
+        m_ovl = timed([&] {
+          MPI_Request q = MPI_REQUEST_NULL;
+          mpi_start(&q);
+          compute(&q, false);
+          MPI_Wait(&q, MPI_STATUS_IGNORE);
+        });
+      }
+      if (rank == 0) {
+        auto pct = [](double ovl, double comp, double blk) { return blk > 0 ? 100.0 * std::max(0.0, ovl - comp) / blk : 0; };
+        std::printf("  %12zu %12d %10.1f %10.1f %10.1f %10.1f %9.1f%% %6s", bytes, icount, t_block * 1e6, t_comp * 1e6,
+                    t_ovl * 1e6, std::max(0.0, t_ovl - t_comp) * 1e6, pct(t_ovl, t_comp, t_block),
+                    w < 0 ? "N/A" : std::to_string(w + std::max(0LL, w2)).c_str());
+        if (with_mpi)
+          std::printf(" %10.1f %10.1f %10.1f %9.1f%%\n", m_block * 1e6, m_ovl * 1e6, std::max(0.0, m_ovl - t_comp) * 1e6,
+                      pct(m_ovl, t_comp, m_block));
+        else
+          std::printf("\n");
+        std::fflush(stdout);
+      }
+      if (coll == "barrier" || static_cast<double>(o.max_bytes) <= static_cast<double>(o.min_bytes)) break;
+      continue;
+    }
     long long w_oop = 0, w_ip = -1, w_mpi = -1;
     double t_oop = measure([&] { return duct_call(false); }, false, &w_oop);
     double t_ip = s.in_place ? measure([&] { return duct_call(true); }, true, &w_ip) : 0;
