@@ -68,12 +68,15 @@ int cancel_fn(void*, int) { return MPI_SUCCESS; }
 // ---- Open MPI's progress loop -------------------------------------------------------
 int opal_hook() { return static_cast<int>(coll::progress_pending()); }
 
+bool g_hooked = false;
+
 void install_progress_hook() {
   static std::once_flag once;
   std::call_once(once, [] {
     using Register = int (*)(int (*)());
     auto reg = reinterpret_cast<Register>(dlsym(RTLD_DEFAULT, "opal_progress_register"));
     if (reg && reg(&opal_hook) == 0) {
+      g_hooked = true;
       DUCT_INFO(capi, "nonblocking collectives: MPI_Wait/MPI_Test progress duct (registered with Open MPI's "
                       "progress loop)");
     } else {
@@ -84,6 +87,11 @@ void install_progress_hook() {
 }
 
 }  // namespace
+
+bool mpi_wait_progresses_duct() {
+  install_progress_hook();
+  return g_hooked;
+}
 
 int hand_out(coll::Pending* p, MPI_Request* req, const std::function<Status()>& start) {
   install_progress_hook();

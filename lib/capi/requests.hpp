@@ -28,6 +28,10 @@ namespace duct::capi {
 // Make the generalized request for `p` in *req, then run `start` (which
 // queues or completes p). On failure nothing is left behind: p is deleted
 // and the error raised on p->comm.
+// Whether MPI_Wait/MPI_Test on duct's requests advance duct (Open MPI's
+// progress hook registered; tries once).
+bool mpi_wait_progresses_duct();
+
 int hand_out(coll::Pending* p, MPI_Request* req, const std::function<Status()>& start);
 
 }  // namespace duct::capi

@@ -28,6 +28,8 @@
 #include <atomic>
 
 #include "capi/api.hpp"
+#include "capi/entry.hpp"
+#include "capi/requests.hpp"
 #include "core/config.hpp"
 #include "core/log.hpp"
 #include "memory/cuda.hpp"
@@ -40,6 +42,12 @@ bool on() {
   if (!announced.exchange(1))
     DUCT_INFO(capi, "libduct-mpi loaded: MPI collectives %s", enabled ? "are served by duct" : "pass through (DUCT_INTERPOSE=0)");
   return enabled;
+}
+
+// Nonblocking collectives need MPI_Wait to progress duct (capi/requests.hpp).
+bool nonblocking_on() {
+  static const bool hook = on() && duct::capi::mpi_wait_progresses_duct();
+  return hook && duct::config::get().interpose;
 }
 
 }  // namespace
@@ -130,6 +138,121 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
 int MPI_Barrier(MPI_Comm comm) {
   if (!on()) return PMPI_Barrier(comm);
   return barrier("MPI_Barrier", comm);
+}
+
+// Nonblocking collectives: served by duct when MPI_Wait & co. progress duct
+// (Open MPI, whose progress loop duct registers with); otherwise passed to
+// the MPI library, so that a program waiting with MPI_Wait never waits on
+// a collective nothing advances.
+int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                   MPI_Request* request) {
+  if (!nonblocking_on()) return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+  DUCT_NEED_REQUEST("MPI_Iallreduce", comm, request);
+  return allreduce("MPI_Iallreduce", sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+
+int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm, MPI_Request* request) {
+  if (!nonblocking_on()) return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+  DUCT_NEED_REQUEST("MPI_Ireduce", comm, request);
+  return reduce("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm, request);
+}
+
+int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm, MPI_Request* request) {
+  if (!nonblocking_on()) return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+  DUCT_NEED_REQUEST("MPI_Ireduce_scatter_block", comm, request);
+  return reduce_scatter_block("MPI_Ireduce_scatter_block", sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+}
+
+int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm, MPI_Request* request) {
+  if (!nonblocking_on()) return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+  DUCT_NEED_REQUEST("MPI_Ireduce_scatter", comm, request);
+  return reduce_scatter_v("MPI_Ireduce_scatter", sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+}
+
+int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
+  if (!nonblocking_on()) return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
+  DUCT_NEED_REQUEST("MPI_Ibcast", comm, request);
+  return bcast("MPI_Ibcast", buffer, count, datatype, root, comm, request);
+}
+
+int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  if (!nonblocking_on())
+    return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  DUCT_NEED_REQUEST("MPI_Iallgather", comm, request);
+  return allgather("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
+int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  if (!nonblocking_on())
+    return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+  DUCT_NEED_REQUEST("MPI_Iallgatherv", comm, request);
+  return allgatherv_arrays("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                           request);
+}
+
+int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  if (!nonblocking_on())
+    return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  DUCT_NEED_REQUEST("MPI_Ialltoall", comm, request);
+  return alltoall("MPI_Ialltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
+int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                   MPI_Request* request) {
+  if (!nonblocking_on())
+    return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+                           request);
+  DUCT_NEED_REQUEST("MPI_Ialltoallv", comm, request);
+  return alltoallv_arrays("MPI_Ialltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                          recvtype, comm, request);
+}
+
+int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  if (!nonblocking_on())
+    return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+  DUCT_NEED_REQUEST("MPI_Igather", comm, request);
+  return gather_blocks("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+}
+
+int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  if (!nonblocking_on())
+    return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+  DUCT_NEED_REQUEST("MPI_Igatherv", comm, request);
+  return gatherv_arrays("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
+                        request);
+}
+
+int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  if (!nonblocking_on())
+    return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+  DUCT_NEED_REQUEST("MPI_Iscatter", comm, request);
+  return scatter_blocks("MPI_Iscatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                        request);
+}
+
+int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  if (!nonblocking_on())
+    return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+  DUCT_NEED_REQUEST("MPI_Iscatterv", comm, request);
+  return scatterv_arrays("MPI_Iscatterv", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                         comm, request);
+}
+
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+  if (!nonblocking_on()) return PMPI_Ibarrier(comm, request);
+  DUCT_NEED_REQUEST("MPI_Ibarrier", comm, request);
+  return barrier("MPI_Ibarrier", comm, request);
 }
 
 // Open MPI's CUDA extension query (mpi-ext.h). Not declared in mpi.h.

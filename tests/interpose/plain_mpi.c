@@ -163,6 +163,37 @@ int main(int argc, char** argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Comm_free(&half);
 
+  /* Nonblocking collectives, several outstanding, completed with MPI_Waitall
+     and MPI_Wait in reverse order (they must progress under duct too). */
+  {
+    enum { NB = 3001 };
+    int* x = malloc(NB * sizeof(int));
+    int* y = malloc(NB * sizeof(int));
+    int* z = malloc((size_t)n * 5 * sizeof(int));
+    int* w = malloc((size_t)n * 5 * sizeof(int));
+    char word[16] = "";
+    for (int i = 0; i < NB; ++i) x[i] = rank * 3 + i % 11;
+    for (int i = 0; i < n * 5; ++i) z[i] = rank * 1000 + i;
+    if (rank == n - 1) strcpy(word, "nonblocking");
+    MPI_Request q[4];
+    MPI_Iallreduce(x, y, NB, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q[0]);
+    MPI_Ibcast(word, 16, MPI_CHAR, n - 1, MPI_COMM_WORLD, &q[1]);
+    MPI_Ialltoall(z, 5, MPI_INT, w, 5, MPI_INT, MPI_COMM_WORLD, &q[2]);
+    MPI_Ibarrier(MPI_COMM_WORLD, &q[3]);
+    MPI_Wait(&q[3], MPI_STATUS_IGNORE);
+    MPI_Waitall(3, q, MPI_STATUSES_IGNORE);
+    ok = strcmp(word, "nonblocking") == 0;
+    for (int i = 0; i < NB; ++i) ok &= y[i] == 3 * sum_ranks + n * (i % 11);
+    for (int j = 0; j < n; ++j)
+      for (int k = 0; k < 5; ++k) ok &= w[j * 5 + k] == j * 1000 + rank * 5 + k;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    check("MPI_Iallreduce, MPI_Ibcast, MPI_Ialltoall, MPI_Ibarrier", ok);
+    free(x);
+    free(y);
+    free(z);
+    free(w);
+  }
+
   /* What the CUDA-awareness query says (differs with libduct-mpi). */
   int cuda = MPIX_Query_cuda_support();
   int total = 0;

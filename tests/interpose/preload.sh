@@ -75,7 +75,8 @@ grep -E 'libduct-mpi|MPI_[A-Za-z_]+ (on [0-9]+ ranks|is served by the MPI librar
 grep -q 'libduct-mpi loaded: MPI collectives are served by duct' "$work/preload.err" || fail "libduct-mpi did not announce itself"
 if [ "$mode" = c ]; then
   for call in MPI_Allreduce MPI_Reduce MPI_Bcast MPI_Allgather MPI_Allgatherv MPI_Alltoall MPI_Alltoallv \
-              MPI_Reduce_scatter_block MPI_Reduce_scatter MPI_Gather MPI_Scatter MPI_Barrier; do
+              MPI_Reduce_scatter_block MPI_Reduce_scatter MPI_Gather MPI_Scatter MPI_Barrier \
+              MPI_Iallreduce MPI_Ibcast MPI_Ialltoall MPI_Ibarrier; do
     grep -q "$call on $np ranks\|$call on [0-9]* ranks" "$work/preload.err" || fail "no sign that duct served $call"
   done
   grep -q 'MPI_Allreduce is served by the MPI library (a user-defined op)' "$work/preload.err" ||
