@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -385,7 +386,14 @@ TEST_CASE("nonblocking collectives on two communicators started in different ord
   // MPI orders collectives per communicator only: even ranks start on A
   // first, odd ranks on B first; both are completed in the order each rank
   // likes. (Contexts exist already: the first duct call on a communicator
-  // is a collective setup.)
+  // is a collective setup.) Under DUCT_CHECK=1 the start of each call waits
+  // for every rank's comparison (documented in duct.h), so this order would
+  // deadlock there by design.
+  const char* check = std::getenv("DUCT_CHECK");
+  if (check && std::strcmp(check, "0") != 0) {
+    SUCCEED("skipped under DUCT_CHECK=1: each start waits for every rank's comparison");
+    return;
+  }
   MPI_Comm a, b;
   MPI_Comm_dup(MPI_COMM_WORLD, &a);
   MPI_Comm_dup(MPI_COMM_WORLD, &b);
