@@ -91,4 +91,12 @@ int allreduce(std::span<T> data, MPI_Op op, MPI_Comm comm) noexcept {
   return DUCT_Allreduce_c(MPI_IN_PLACE, data.data(), static_cast<MPI_Count>(data.size()), datatype_of<T>(), op, comm);
 }
 
+// Nonblocking in-place allreduce of `data` (DUCT_Iallreduce_c): returns at
+// once; complete *request with MPI_Wait or DUCT_Wait before touching data.
+template <class T>
+int iallreduce(std::span<T> data, MPI_Op op, MPI_Comm comm, MPI_Request* request) noexcept {
+  return DUCT_Iallreduce_c(MPI_IN_PLACE, data.data(), static_cast<MPI_Count>(data.size()), datatype_of<T>(), op, comm,
+                           request);
+}
+
 }  // namespace duct

@@ -4,8 +4,8 @@
 // point validates its arguments, selects an algorithm and builds the
 // schedule), post (start it), progress (never blocks; resumes the schedule
 // where it left off) and finalize (the result). A blocking call is post plus
-// a progress loop (run()); non-blocking and stream-ordered calls can reuse
-// the same tasks.
+// a progress loop (run()); nonblocking calls run the same tasks
+// (coll/nonblocking.hpp).
 #pragma once
 
 #include <functional>
