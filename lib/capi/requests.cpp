@@ -52,6 +52,10 @@ int query_fn(void* extra, MPI_Status* status) {
 
 int free_fn(void* extra) {
   auto* h = static_cast<Handle*>(extra);
+  // Open MPI calls this from MPI_Grequest_complete when the application
+  // freed the request before (MPI_Request_free); an MPI that called it at
+  // the free itself has destroyed the request: do not complete it then.
+  if (!h->p->done()) h->p->on_complete = nullptr;
   {
     Registry& reg = registry();
     std::lock_guard<std::mutex> lock(reg.m);

@@ -63,7 +63,11 @@ void Pending::complete(Status st) {
   task_.reset();
   result_ = std::move(st);
   done_ = true;
+  // on_complete may release this (MPI calls the free function of a request
+  // freed earlier from MPI_Grequest_complete): release() then only marks it.
+  completing_ = true;
   if (on_complete) on_complete(*this);
+  completing_ = false;
 }
 
 namespace {
@@ -101,6 +105,7 @@ Status start_collective(Context& ctx, const CollArgs& a, Pending* p) {
   p->args_ = a;
   if (a.nothing || ctx.size() == 1) {
     p->complete(a.nothing ? Status::ok() : local_only(p->args_));
+    if (p->released_) delete p;
     return Status::ok();
   }
   Plan plan;
@@ -121,7 +126,10 @@ Status start_collective(Context& ctx, const CollArgs& a, Pending* p) {
   return Status::ok();
 }
 
-void start_done(Pending* p) { p->complete(Status::ok()); }
+void start_done(Pending* p) {
+  p->complete(Status::ok());
+  if (p->released_) delete p;
+}
 
 void start_mpi(Pending* p, MPI_Request r) {
   p->mpi_ = r;
@@ -131,7 +139,7 @@ void start_mpi(Pending* p, MPI_Request r) {
 
 void release(Pending* p) noexcept {
   if (!p) return;
-  if (p->done_) {
+  if (p->done_ && !p->completing_) {
     delete p;
   } else {
     p->released_ = true;

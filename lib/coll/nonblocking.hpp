@@ -79,6 +79,7 @@ class Pending {
   MPI_Request mpi_ = MPI_REQUEST_NULL;  // a request handed to the MPI library
   bool done_ = false;
   bool released_ = false;  // the user's handle is gone: delete when done
+  bool completing_ = false;  // inside on_complete
   Status result_;
   std::uint64_t activity_ = 0;
   std::chrono::steady_clock::time_point last_move_{};
