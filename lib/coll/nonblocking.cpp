@@ -15,9 +15,29 @@ using clock = std::chrono::steady_clock;
 // Every outstanding request, in start order.
 struct PendingOps {
   std::vector<Pending*> all;
+  std::vector<Pending*> pass;         // progress's copy of `all` (kept: no allocation per call)
   std::atomic<std::size_t> count{0};
   unsigned calls = 0;                 // progress calls since the clock was last read
   clock::time_point last_call{};      // when progress last read the clock
+
+  void track(Pending* p) {
+    all.push_back(p);
+    count.store(all.size(), std::memory_order_relaxed);
+  }
+  void forget(Pending* p) {
+    auto it = std::find(all.begin(), all.end(), p);
+    if (it == all.end()) return;
+    all.erase(it);
+    count.store(all.size(), std::memory_order_relaxed);
+  }
+  // Complete `p`; delete it if its handle was given up (also during the
+  // completion itself).
+  static void complete(Pending* p, Status st) {
+    p->complete(std::move(st));
+    if (p->released_) delete p;
+  }
+  // Unlink an outstanding `p` (its context's queue, the list) and complete it.
+  void finish(Pending* p, Status st);
 };
 
 namespace {
@@ -46,7 +66,7 @@ std::string Pending::describe() const {
   if (ctx_) {
     auto pos = std::find(ctx_->queue.begin(), ctx_->queue.end(), this);
     return strprintf("%s (%s, %zu bytes) on communicator cid %u: queued behind %zu earlier nonblocking collective(s)",
-                     call, algo_, bytes_, ctx_->cid, static_cast<std::size_t>(pos - ctx_->queue.begin()));
+                     call, plan_.name, plan_.bytes, ctx_->cid, static_cast<std::size_t>(pos - ctx_->queue.begin()));
   }
   return strprintf("%s: %s", call, done_ ? "complete" : "starting");
 }
@@ -70,18 +90,7 @@ void Pending::complete(Status st) {
   completing_ = false;
 }
 
-namespace {
-void forget(Pending* p) {
-  auto it = std::find(g_ops.all.begin(), g_ops.all.end(), p);
-  if (it != g_ops.all.end()) {
-    g_ops.all.erase(it);
-    g_ops.count.store(g_ops.all.size(), std::memory_order_relaxed);
-  }
-}
-
-}  // namespace
-
-void finish_pending(Pending* p, Status st) {
+void PendingOps::finish(Pending* p, Status st) {
   if (p->ctx_) {
     Context& c = *p->ctx_;
     if (!st && c.failed.is_ok()) {
@@ -91,8 +100,7 @@ void finish_pending(Pending* p, Status st) {
     if (!c.queue.empty() && c.queue.front() == p) c.queue.pop_front();
   }
   forget(p);
-  p->complete(std::move(st));
-  if (p->released_) delete p;
+  complete(p, std::move(st));
 }
 
 Status start_collective(Context& ctx, const CollArgs& a, Pending* p) {
@@ -104,37 +112,24 @@ Status start_collective(Context& ctx, const CollArgs& a, Pending* p) {
   }
   p->args_ = a;
   if (a.nothing || ctx.size() == 1) {
-    p->complete(a.nothing ? Status::ok() : local_only(p->args_));
-    if (p->released_) delete p;
+    PendingOps::complete(p, a.nothing ? Status::ok() : local_only(p->args_));
     return Status::ok();
   }
-  Plan plan;
-  DUCT_TRY(plan_collective(ctx, p->args_, &plan));
+  DUCT_TRY(plan_collective(ctx, p->args_, &p->plan_));
   p->ctx_ = &ctx;
-  p->fn_ = plan.fn;
-  p->engine_ = plan.engine;
-  p->seq_ = plan.seq;
-  p->algo_ = plan.name;
-  p->bytes_ = plan.bytes;
-  p->last_move_ = clock::time_point{};
   ctx.queue.push_back(p);
-  g_ops.all.push_back(p);
-  g_ops.count.store(g_ops.all.size(), std::memory_order_relaxed);
+  g_ops.track(p);
   // Start it now if it is first: an eager message leaves before the caller
   // computes.
   progress_pending();
   return Status::ok();
 }
 
-void start_done(Pending* p) {
-  p->complete(Status::ok());
-  if (p->released_) delete p;
-}
+void start_done(Pending* p) { PendingOps::complete(p, Status::ok()); }
 
 void start_mpi(Pending* p, MPI_Request r) {
   p->mpi_ = r;
-  g_ops.all.push_back(p);
-  g_ops.count.store(g_ops.all.size(), std::memory_order_relaxed);
+  g_ops.track(p);
 }
 
 void release(Pending* p) noexcept {
@@ -171,19 +166,20 @@ std::uint64_t progress_pending() {
       for (Pending* p : g_ops.all) p->last_move_ = now;
   }
 
-  // Copy: finishing a request edits the list (and on_complete may start another).
-  std::vector<Pending*> snapshot = g_ops.all;
-  for (Pending* p : snapshot) {
+  // A copy: finishing a request edits the list (and on_complete may start
+  // another). progress_pending does not re-enter (t_depth): one copy serves.
+  g_ops.pass.assign(g_ops.all.begin(), g_ops.all.end());
+  for (Pending* p : g_ops.pass) {
     if (std::find(g_ops.all.begin(), g_ops.all.end(), p) == g_ops.all.end()) continue;
     if (p->mpi_ != MPI_REQUEST_NULL) {
       int flag = 0;
       int rc = PMPI_Test(&p->mpi_, &flag, MPI_STATUS_IGNORE);
       if (rc != MPI_SUCCESS) {
         p->mpi_ = MPI_REQUEST_NULL;
-        finish_pending(p, mpi_error(rc, "the MPI library's nonblocking collective"));
+        g_ops.finish(p, mpi_error(rc, "the MPI library's nonblocking collective"));
         ++moved;
       } else if (flag) {
-        finish_pending(p, Status::ok());
+        g_ops.finish(p, Status::ok());
         ++moved;
       }
       continue;
@@ -191,15 +187,14 @@ std::uint64_t progress_pending() {
     Context& c = *p->ctx_;
     if (c.queue.empty() || c.queue.front() != p) continue;  // behind another of its communicator
     if (!c.failed.is_ok()) {
-      finish_pending(p, c.failed);
+      g_ops.finish(p, c.failed);
       ++moved;
       continue;
     }
     Status st;
     if (!p->task_) {
-      Plan plan{p->fn_, p->engine_, p->algo_, p->bytes_, p->seq_};
-      p->task_ = std::make_unique<Task>(plan_schedule(c, p->args_, plan),
-                                        TaskInfo{p->args_.call, p->algo_, p->bytes_, c.cid});
+      p->task_ = std::make_unique<Task>(plan_schedule(c, p->args_, p->plan_),
+                                        TaskInfo{p->args_.call, p->plan_.name, p->plan_.bytes, c.cid});
       st = p->task_->post();
       ++moved;
     }
@@ -223,7 +218,7 @@ std::uint64_t progress_pending() {
     }
     if (st && done) st = p->task_->finalize();
     if (!st || done) {
-      finish_pending(p, std::move(st));
+      g_ops.finish(p, std::move(st));
       ++moved;
     }
   }
@@ -235,7 +230,7 @@ void abandon(Context& ctx, const Status& why) noexcept {
     Pending* p = ctx.queue.front();
     // Its task may hold messages in flight: the context cannot be used again.
     p->task_.reset();
-    finish_pending(p, why);
+    g_ops.finish(p, why);
   }
 }
 

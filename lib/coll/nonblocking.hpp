@@ -63,18 +63,13 @@ class Pending {
   friend void start_mpi(Pending*, MPI_Request);
   friend void start_done(Pending*);
   friend void release(Pending*) noexcept;
-  friend void finish_pending(Pending*, Status);
   friend void abandon(Context&, const Status&) noexcept;
   friend std::uint64_t progress_pending();
   void complete(Status st);
 
   Context* ctx_ = nullptr;
   CollArgs args_;  // the schedule refers to it: owned here
-  AlgoFn fn_ = nullptr;
-  bool engine_ = false;
-  std::uint32_t seq_ = 0;
-  const char* algo_ = "";
-  std::size_t bytes_ = 0;
+  Plan plan_;      // what selection chose, numbered at start
   std::unique_ptr<Task> task_;  // made when the request reaches the head of its context's queue
   MPI_Request mpi_ = MPI_REQUEST_NULL;  // a request handed to the MPI library
   bool done_ = false;
@@ -84,9 +79,6 @@ class Pending {
   std::uint64_t activity_ = 0;
   std::chrono::steady_clock::time_point last_move_{};
 };
-
-// Complete `p` with `st` (internal to nonblocking.cpp).
-void finish_pending(Pending* p, Status st);
 
 // Start a native collective as `p` (heap-allocated; its owner gives it up
 // with release()). The arguments are copied. A call with nothing to move,
