@@ -27,16 +27,19 @@ int Entry::finish_blocking() {
   return MPI_SUCCESS;
 }
 
+Status Entry::context(coll::Context** ctx) {
+  if (!rt) DUCT_TRY(coll::Runtime::get(&rt));
+  std::unique_lock<std::recursive_mutex> lock;
+  if (rt->threaded()) lock = std::unique_lock<std::recursive_mutex>(rt->mutex());
+  Status st = rt->context(comm, ctx);
+  return st ? st : st.context("setting up the communicator");
+}
+
 int Entry::start(const coll::CollArgs* a, MPI_Request mpi) {
   Status st;
   coll::Context* ctx = nullptr;
   // A call with nothing to move needs the context only for DUCT_CHECK's comparison.
-  if (a && (!a->nothing || (size > 1 && config::get().check))) {
-    if (!rt && !(st = coll::Runtime::get(&rt))) return fail(st);
-    std::unique_lock<std::recursive_mutex> lock;
-    if (rt->threaded()) lock = std::unique_lock<std::recursive_mutex>(rt->mutex());
-    if (!(st = rt->context(comm, &ctx))) return fail(st.context("setting up the communicator"));
-  }
+  if (a && (!a->nothing || (size > 1 && config::get().check)) && !(st = context(&ctx))) return fail(st);
   auto* p = new coll::Pending;
   p->call = call;
   p->comm = comm;
@@ -57,30 +60,19 @@ int Entry::start(const coll::CollArgs* a, MPI_Request mpi) {
 
 int Entry::run(const coll::CollArgs& a) {
   if (req) return start(&a, MPI_REQUEST_NULL);
-  Status st;
-  if (!rt && !(st = coll::Runtime::get(&rt))) return fail(st);
   coll::Context* ctx = nullptr;
-  if (rt->threaded()) {
-    std::lock_guard<std::recursive_mutex> lock(rt->mutex());
-    st = rt->context(comm, &ctx);
-  } else {
-    st = rt->context(comm, &ctx);
-  }
-  if (!st) return fail(st.context("setting up the communicator"));
+  Status st = context(&ctx);
+  if (!st) return fail(st);
   st = coll::run_collective(*ctx, a);
   if (!st) return fail(st);
   return nthen_ ? finish_blocking() : MPI_SUCCESS;
 }
 
 int Entry::nothing(coll::CollArgs a) {
-  if (size == 1 || !config::get().check) {
-    if (!req) return finish_blocking();
-    a.call = call;
-    a.nothing = true;
-    return start(&a, MPI_REQUEST_NULL);
-  }
   a.call = call;
   a.nothing = true;
+  if (req) return start(&a, MPI_REQUEST_NULL);  // compared there under DUCT_CHECK
+  if (size == 1 || !config::get().check) return finish_blocking();
   return run(a);
 }
 

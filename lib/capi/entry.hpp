@@ -64,6 +64,9 @@ struct Entry {
 
  private:
   int finish_blocking();
+  // The context of comm (created collectively on first use), under the
+  // runtime lock when the application is threaded.
+  Status context(coll::Context** ctx);
   int start(const coll::CollArgs* a, MPI_Request mpi);
   std::function<Status()> then_[2];
   int nthen_ = 0;

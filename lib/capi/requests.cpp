@@ -134,7 +134,7 @@ namespace {
 
 // One test of one request; duct's requests report their own errors.
 // *flag when complete (the request is then freed by MPI, as MPI_Test does).
-int test_one(const char* call, MPI_Request* r, int* flag, MPI_Status* status) {
+int test_one(MPI_Request* r, int* flag, MPI_Status* status) {
   Handle* h = find(*r);
   if (!h) {
     coll::progress_pending();
@@ -151,7 +151,6 @@ int test_one(const char* call, MPI_Request* r, int* flag, MPI_Status* status) {
   const char* coll_call = h->p->call;
   int rc = PMPI_Test(r, flag, status);  // frees the request (free_fn)
   if (rc != MPI_SUCCESS) return rc;
-  (void)call;
   return st ? MPI_SUCCESS : raise(comm, coll_call, st);
 }
 
@@ -190,7 +189,7 @@ extern "C" int DUCT_Wait(MPI_Request* request, MPI_Status* status) {
 extern "C" int DUCT_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   if (!request) return bad_arg("DUCT_Test", "request = NULL");
   if (!flag) return bad_arg("DUCT_Test", "flag = NULL");
-  return test_one("DUCT_Test", request, flag, status);
+  return test_one(request, flag, status);
 }
 
 extern "C" int DUCT_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
@@ -199,18 +198,19 @@ extern "C" int DUCT_Testall(int count, MPI_Request requests[], int* flag, MPI_St
   if (!flag) return bad_arg("DUCT_Testall", "flag = NULL");
   // MPI_Testall completes none unless all are complete: look first.
   coll::progress_pending();
-  for (int i = 0; i < count; ++i) {
-    Handle* h = find(requests[i]);
-    if (h && !h->p->done()) {
-      *flag = 0;
-      return MPI_SUCCESS;
-    }
-  }
-  // Every duct request is complete: quiet them, let MPI complete the lot.
-  std::vector<std::pair<MPI_Comm, std::pair<const char*, Status>>> errors;
+  std::vector<Handle*> ours;
   for (int i = 0; i < count; ++i) {
     Handle* h = find(requests[i]);
     if (!h) continue;
+    if (!h->p->done()) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+    ours.push_back(h);
+  }
+  // Every duct request is complete: quiet them, let MPI complete the lot.
+  std::vector<std::pair<MPI_Comm, std::pair<const char*, Status>>> errors;
+  for (Handle* h : ours) {
     h->quiet = true;
     if (!h->p->result()) errors.push_back({h->p->comm, {h->p->call, h->p->result()}});
   }
