@@ -82,10 +82,10 @@ void Pending::complete(Status st) {
   keep.clear();
   task_.reset();
   result_ = std::move(st);
-  done_ = true;
   // on_complete may release this (MPI calls the free function of a request
   // freed earlier from MPI_Grequest_complete): release() then only marks it.
   completing_ = true;
+  done_.store(true, std::memory_order_release);
   if (on_complete) on_complete(*this);
   completing_ = false;
 }
@@ -111,6 +111,10 @@ Status start_collective(Context& ctx, const CollArgs& a, Pending* p) {
     DUCT_TRY(check_call(ctx, a));
   }
   p->args_ = a;
+  // Threads may start collectives while another progresses (the queue and
+  // the list are shared).
+  std::unique_lock<std::recursive_mutex> lock;
+  if (std::recursive_mutex* m = runtime_mutex()) lock = std::unique_lock<std::recursive_mutex>(*m);
   if (a.nothing || ctx.size() == 1) {
     PendingOps::complete(p, a.nothing ? Status::ok() : local_only(p->args_));
     return Status::ok();
@@ -128,13 +132,18 @@ Status start_collective(Context& ctx, const CollArgs& a, Pending* p) {
 void start_done(Pending* p) { PendingOps::complete(p, Status::ok()); }
 
 void start_mpi(Pending* p, MPI_Request r) {
+  std::unique_lock<std::recursive_mutex> lock;
+  if (std::recursive_mutex* m = runtime_mutex()) lock = std::unique_lock<std::recursive_mutex>(*m);
   p->mpi_ = r;
   g_ops.track(p);
 }
 
 void release(Pending* p) noexcept {
   if (!p) return;
-  if (p->done_ && !p->completing_) {
+  // Another thread may be completing it (under the lock, in progress).
+  std::unique_lock<std::recursive_mutex> lock;
+  if (std::recursive_mutex* m = runtime_mutex()) lock = std::unique_lock<std::recursive_mutex>(*m);
+  if (p->done() && !p->completing_) {
     delete p;
   } else {
     p->released_ = true;

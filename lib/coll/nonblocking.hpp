@@ -27,6 +27,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -50,7 +51,8 @@ class Pending {
   // marked complete there). Runs inside progress: must not wait.
   std::function<void(Pending&)> on_complete;
 
-  bool done() const noexcept { return done_; }
+  // Read without the runtime lock by threads waiting on it (set last, with release).
+  bool done() const noexcept { return done_.load(std::memory_order_acquire); }
   const Status& result() const noexcept { return result_; }
   // The context it runs on (null: handed to the MPI library, or done at start).
   Context* context() const noexcept { return ctx_; }
@@ -72,7 +74,7 @@ class Pending {
   Plan plan_;      // what selection chose, numbered at start
   std::unique_ptr<Task> task_;  // made when the request reaches the head of its context's queue
   MPI_Request mpi_ = MPI_REQUEST_NULL;  // a request handed to the MPI library
-  bool done_ = false;
+  std::atomic<bool> done_{false};
   bool released_ = false;  // the user's handle is gone: delete when done
   bool completing_ = false;  // inside on_complete
   Status result_;
