@@ -34,10 +34,11 @@ Status block_bytes(MPI_Count count, const TypeInfo& ti, const char* name, std::s
   return mul_bytes(count, ti.size, name, out);
 }
 
-Status same_size(std::size_t sbytes, std::size_t rbytes, const char* what) {
+// (The error is raised as "CALL on rank N: ...": the message names no call.)
+Status same_size(std::size_t sbytes, std::size_t rbytes) {
   if (sbytes == rbytes) return Status::ok();
-  return make_error(Errc::count, "%s: sendcount x size(sendtype) = %zu bytes but recvcount x size(recvtype) = %zu bytes",
-                    what, sbytes, rbytes);
+  return make_error(Errc::count, "sendcount x size(sendtype) = %zu bytes but recvcount x size(recvtype) = %zu bytes",
+                    sbytes, rbytes);
 }
 
 // Intercommunicators: the MPI library, with host buffers.
@@ -143,7 +144,7 @@ int all_blocks(const char* call, Coll coll, const void* sendbuf, MPI_Count sendc
                    : PMPI_Ialltoall(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf, static_cast<int>(recvcount), recvtype, comm, q);
       });
     }
-    if (!in_place && !(st = same_size(sbytes, rbytes, call))) return e.fail(st);
+    if (!in_place && !(st = same_size(sbytes, rbytes))) return e.fail(st);
     if (rbytes == 0) return e.nothing(moving_args(coll, 0, 0));
     const MPI_Count n = e.size;
     MPI_Count rtotal = 0, stotal = sendcount;
@@ -225,7 +226,7 @@ int allgatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_D
       });
     }
     const std::size_t me = static_cast<std::size_t>(e.rank);
-    if (!in_place && !(st = same_size(sbytes, static_cast<std::size_t>(v.counts[me]) * rti.size, call))) return e.fail(st);
+    if (!in_place && !(st = same_size(sbytes, static_cast<std::size_t>(v.counts[me]) * rti.size))) return e.fail(st);
     MPI_Count total = 0;
     if (rti.size > 0)
       for (MPI_Count c : v.counts) total += c;  // no overflow: check_counts bounded the bytes
@@ -387,7 +388,7 @@ int gather(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, M
       } else if (!(st = block_bytes(recvcount, rti, "recvcount", &rbytes))) {
         return e.fail(st);
       }
-      if (!in_place && !(st = same_size(sbytes, rbytes, call))) return e.fail(st);
+      if (!in_place && !(st = same_size(sbytes, rbytes))) return e.fail(st);
     }
     // Every rank knows the size of its own block (equal at every rank for gather).
     const std::size_t bytes = is_root ? rbytes : sbytes;
@@ -495,7 +496,7 @@ int scatter(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, 
       } else if (!(st = block_bytes(sendcount, sti, "sendcount", &sbytes))) {
         return e.fail(st);
       }
-      if (!in_place && !(st = same_size(sbytes, rbytes, call))) return e.fail(st);
+      if (!in_place && !(st = same_size(sbytes, rbytes))) return e.fail(st);
     }
     const std::size_t bytes = is_root ? sbytes : rbytes;
     if (!v && bytes == 0) return e.nothing(moving_args(Coll::scatter, 0, root));
