@@ -58,6 +58,26 @@ echo "$dry" | grep -q "mpirun .*-np 2 .*$prefix/bin/duct-run --rank -- /bin/true
 grep -q "^DUCT_PREFIX=\${DUCT_PREFIX:-/" "$prefix/share/duct/slurm/duct-1node.sbatch" &&
   ok "the installed batch scripts know the prefix" || fail "the installed batch scripts lack the prefix"
 
+# The Python package (when meson found a Python): installed next to its
+# interpreter's packages, loading the installed libduct (under DESTDIR,
+# DUCT_LIBRARY points it there, as a relocated install would).
+pkg=$(find "$tmp/dest" -path '*/duct/__init__.py' | head -n 1)
+if [ -n "$pkg" ]; then
+  cfg=$(dirname "$pkg")/_config.py
+  want=${libdir#$tmp/dest}/libduct.so.
+  grep -q "^LIBDUCT = '$want" "$cfg" && ok "the Python package loads ${want}*" ||
+    { cat "$cfg"; fail "the Python package's libduct path is not $want*"; }
+  py=/usr/bin/python3; [ -x "$py" ] || py=python3
+  if "$py" -c "import mpi4py, numpy" 2>/dev/null; then
+    # shellcheck disable=SC2016
+    code='import numpy as np, duct; from mpi4py import MPI; x = np.full(5, MPI.COMM_WORLD.Get_rank() + 1.0); duct.allreduce(x); assert (x == 3).all(), x; print("python: PASS")'
+    if PYTHONPATH="$(dirname "$(dirname "$pkg")")" DUCT_LIBRARY="$libdir/libduct.so" \
+         "$mpirun" -np 2 -x PYTHONPATH -x DUCT_LIBRARY "$py" -c "$code" >"$tmp/py.log" 2>&1 &&
+       [ "$(grep -o "python: PASS" "$tmp/py.log" | wc -l)" -eq 2 ]; then ok "the installed Python package at 2 ranks"
+    else cat "$tmp/py.log"; fail "the installed Python package at 2 ranks"; fi
+  fi
+fi
+
 # The consumers, outside the source tree. CONSUMER_BUILD_ENV: NAME=VALUE
 # words set while building them (relocated.sh points Open MPI's wrappers,
 # which CMake's FindMPI asks, at a relocated prefix).
