@@ -132,26 +132,30 @@ int hand_out(coll::Pending* p, MPI_Request* req, const std::function<Status()>& 
 
 namespace {
 
+// Hand a finished duct request back to MPI (`complete`: PMPI_Wait or
+// PMPI_Test, which frees it, and the Pending with it) and raise `st`, its
+// collective's outcome (a copy: the Pending goes), on its communicator.
+template <class F>
+int complete_ours(Handle* h, Status st, F&& complete) {
+  h->quiet = true;
+  const MPI_Comm comm = h->p->comm;
+  const char* call = h->p->call;
+  int rc = complete();
+  if (rc != MPI_SUCCESS) return rc;
+  return st ? MPI_SUCCESS : raise(comm, call, st);
+}
+
 // One test of one request; duct's requests report their own errors.
 // *flag when complete (the request is then freed by MPI, as MPI_Test does).
 int test_one(MPI_Request* r, int* flag, MPI_Status* status) {
-  Handle* h = find(*r);
-  if (!h) {
-    coll::progress_pending();
-    return PMPI_Test(r, flag, status);
-  }
   coll::progress_pending();
+  Handle* h = find(*r);
+  if (!h) return PMPI_Test(r, flag, status);
   if (!h->p->done()) {
     *flag = 0;
     return MPI_SUCCESS;
   }
-  h->quiet = true;
-  const Status st = h->p->result();
-  const MPI_Comm comm = h->p->comm;
-  const char* coll_call = h->p->call;
-  int rc = PMPI_Test(r, flag, status);  // frees the request (free_fn)
-  if (rc != MPI_SUCCESS) return rc;
-  return st ? MPI_SUCCESS : raise(comm, coll_call, st);
+  return complete_ours(h, h->p->result(), [&] { return PMPI_Test(r, flag, status); });
 }
 
 int bad_arg(const char* call, const char* what) {
@@ -177,13 +181,8 @@ extern "C" int DUCT_Wait(MPI_Request* request, MPI_Status* status) {
       coll::progress_pending();
     }
   }
-  h->quiet = true;
-  Status st = coll::wait_pending(h->p);
-  const MPI_Comm comm = h->p->comm;
-  const char* call = h->p->call;
-  int rc = PMPI_Wait(request, status);  // complete already: frees it
-  if (rc != MPI_SUCCESS) return rc;
-  return st ? MPI_SUCCESS : raise(comm, call, st);
+  h->quiet = true;  // already while waiting, as before (complete_ours sets it too)
+  return complete_ours(h, coll::wait_pending(h->p), [&] { return PMPI_Wait(request, status); });  // complete already
 }
 
 extern "C" int DUCT_Test(MPI_Request* request, int* flag, MPI_Status* status) {

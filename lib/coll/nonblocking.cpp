@@ -49,9 +49,12 @@ thread_local int t_depth = 0;  // progress_pending on this thread's stack
 constexpr double kNotWaitingGap = 0.5;
 constexpr unsigned kCallsPerClockRead = 256;
 
-std::recursive_mutex* runtime_mutex() {
+// The runtime lock when the application runs MPI_THREAD_MULTIPLE (an empty
+// lock otherwise).
+std::unique_lock<std::recursive_mutex> runtime_lock() {
   Runtime* rt = Runtime::ready();
-  return rt && rt->threaded() ? &rt->mutex() : nullptr;
+  if (!rt || !rt->threaded()) return {};
+  return std::unique_lock<std::recursive_mutex>(rt->mutex());
 }
 
 struct Depth {
@@ -113,8 +116,7 @@ Status start_collective(Context& ctx, const CollArgs& a, Pending* p) {
   p->args_ = a;
   // Threads may start collectives while another progresses (the queue and
   // the list are shared).
-  std::unique_lock<std::recursive_mutex> lock;
-  if (std::recursive_mutex* m = runtime_mutex()) lock = std::unique_lock<std::recursive_mutex>(*m);
+  auto lock = runtime_lock();
   if (a.nothing || ctx.size() == 1) {
     PendingOps::complete(p, a.nothing ? Status::ok() : local_only(p->args_));
     return Status::ok();
@@ -132,8 +134,7 @@ Status start_collective(Context& ctx, const CollArgs& a, Pending* p) {
 void start_done(Pending* p) { PendingOps::complete(p, Status::ok()); }
 
 void start_mpi(Pending* p, MPI_Request r) {
-  std::unique_lock<std::recursive_mutex> lock;
-  if (std::recursive_mutex* m = runtime_mutex()) lock = std::unique_lock<std::recursive_mutex>(*m);
+  auto lock = runtime_lock();
   p->mpi_ = r;
   g_ops.track(p);
 }
@@ -141,8 +142,7 @@ void start_mpi(Pending* p, MPI_Request r) {
 void release(Pending* p) noexcept {
   if (!p) return;
   // Another thread may be completing it (under the lock, in progress).
-  std::unique_lock<std::recursive_mutex> lock;
-  if (std::recursive_mutex* m = runtime_mutex()) lock = std::unique_lock<std::recursive_mutex>(*m);
+  auto lock = runtime_lock();
   if (p->done() && !p->completing_) {
     delete p;
   } else {
@@ -154,9 +154,7 @@ bool any_pending() noexcept { return g_ops.count.load(std::memory_order_relaxed)
 
 std::uint64_t progress_pending() {
   if (!any_pending() || t_depth > 0) return 0;
-  std::recursive_mutex* m = runtime_mutex();
-  std::unique_lock<std::recursive_mutex> lock;
-  if (m) lock = std::unique_lock<std::recursive_mutex>(*m);
+  auto lock = runtime_lock();
   Depth depth;
   std::uint64_t moved = 0;
 
