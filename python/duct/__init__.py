@@ -281,10 +281,10 @@ def _run(name, args, keep, nonblocking):
 
 
 def _reduce_bufs(call, sendbuf, recvbuf, in_place_allowed=True):
+    if recvbuf is None and in_place_allowed and sendbuf is not MPI.IN_PLACE:
+        return _IN_PLACE, _buf(sendbuf, call + ' sendbuf', writable=True)   # in place in sendbuf
     send = _buf(sendbuf, call + ' sendbuf')
     recv = _buf(recvbuf, call + ' recvbuf', writable=True)
-    if recv is _NONE and in_place_allowed and send is not _IN_PLACE:
-        recv, send = _buf(sendbuf, call + ' sendbuf', writable=True), _IN_PLACE
     _same_dtype(send, recv, call)
     return send, recv
 

@@ -12,6 +12,7 @@ caller's own memory. Elements are counted in the array's dtype.
 """
 
 import ctypes
+import math
 import sys
 
 from mpi4py import MPI
@@ -36,10 +37,11 @@ _ITEMSIZE.update(float16=2, bfloat16=2)
 class Buf:
     """One buffer argument: where it is, how many elements of which dtype."""
 
-    __slots__ = ('ptr', 'count', 'dtype', 'device', 'obj', 'keep')
+    __slots__ = ('ptr', 'count', 'dtype', 'obj', 'keep')
 
-    def __init__(self, ptr, count, dtype, device, obj, keep=None):
-        self.ptr, self.count, self.dtype, self.device, self.obj, self.keep = ptr, count, dtype, device, obj, keep
+    def __init__(self, ptr, count, dtype, obj, keep=None):
+        # obj (and keep) hold the memory alive while duct uses it
+        self.ptr, self.count, self.dtype, self.obj, self.keep = ptr, count, dtype, obj, keep
 
     @property
     def datatype(self):
@@ -47,8 +49,8 @@ class Buf:
         return _HANDLES[self.dtype or 'int8']
 
 
-NONE = Buf(None, 0, None, 'cpu', None)
-IN_PLACE = Buf(int(MPI.IN_PLACE), 0, None, 'cpu', None)
+NONE = Buf(None, 0, None, None)
+IN_PLACE = Buf(int(MPI.IN_PLACE), 0, None, None)
 
 
 def _typestr_dtype(typestr, what):
@@ -85,22 +87,16 @@ def _c_contiguous(shape, strides, itemsize):
     return True
 
 
-def _count(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
-
-
-def _from_interface(obj, iface, device, what, writable):
-    dtype = _typestr_dtype(iface['typestr'], what)
-    shape = tuple(iface['shape'])
+def _from_interface(obj, iface, what, writable, dtype=None):
+    """__array_interface__ / __cuda_array_interface__ (dtype: already known)."""
+    dtype = dtype or _typestr_dtype(iface['typestr'], what)
+    shape = iface['shape']
     if not _c_contiguous(shape, iface.get('strides'), _ITEMSIZE[dtype]):
         raise ValueError(f'{what}: the array is not C-contiguous (make a contiguous copy first)')
     ptr, readonly = iface['data']
     if writable and readonly:
         raise ValueError(f'{what}: the array is read-only')
-    return Buf(ptr, _count(shape), dtype, device, obj)
+    return Buf(ptr, math.prod(shape), dtype, obj)
 
 
 _TORCH_DTYPES = {}   # torch.dtype -> name, filled on first use
@@ -122,10 +118,9 @@ def _torch_buf(t, what):
         # or writes it (duct's rule for device buffers, as CUDA-aware MPI's).
         import torch
         torch.cuda.current_stream(t.device).synchronize()
-        return Buf(t.data_ptr(), t.numel(), dtype, 'cuda', t)
-    if not t.is_cpu:
+    elif not t.is_cpu:
         raise ValueError(f'{what}: tensors on {t.device.type} are not supported (cpu and cuda are)')
-    return Buf(t.data_ptr(), t.numel(), dtype, 'cpu', t)
+    return Buf(t.data_ptr(), t.numel(), dtype, t)
 
 
 def _numpy_buf(a, what, writable):
@@ -133,13 +128,7 @@ def _numpy_buf(a, what, writable):
     dtype = _NUMPY_DTYPES.get(a.dtype)
     if dtype is None:
         dtype = _NUMPY_DTYPES[a.dtype] = _typestr_dtype(a.dtype.str, what)
-    iface = a.__array_interface__
-    ptr, readonly = iface['data']
-    if iface['strides'] is not None and not _c_contiguous(iface['shape'], iface['strides'], a.itemsize):
-        raise ValueError(f'{what}: the array is not C-contiguous (make a contiguous copy first)')
-    if writable and readonly:
-        raise ValueError(f'{what}: the array is read-only')
-    return Buf(ptr, a.size, dtype, 'cpu', a)
+    return _from_interface(a, a.__array_interface__, what, writable, dtype)
 
 
 _NUMPY_DTYPES = {}
@@ -186,8 +175,7 @@ def _dlpack_buf(obj, what):
     kind = t.device.device_type
     if kind not in (_DL_CPU, _DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED):
         raise ValueError(f'{what}: DLPack device type {kind} is not supported (CPU and CUDA are)')
-    device = 'cuda' if kind == _DL_CUDA else 'cpu'
-    return Buf((t.data or 0) + t.byte_offset, _count(shape), dtype, device, obj, keep=capsule)
+    return Buf((t.data or 0) + t.byte_offset, math.prod(shape), dtype, obj, keep=capsule)
 
 
 try:
@@ -212,10 +200,10 @@ def buf(obj, what, writable=False):
         return _torch_buf(obj, what)
     iface = getattr(obj, '__cuda_array_interface__', None)
     if iface is not None:
-        return _from_interface(obj, iface, 'cuda', what, writable)
+        return _from_interface(obj, iface, what, writable)
     iface = getattr(obj, '__array_interface__', None)
     if iface is not None:
-        return _from_interface(obj, iface, 'cpu', what, writable)
+        return _from_interface(obj, iface, what, writable)
     if hasattr(obj, '__dlpack__'):
         return _dlpack_buf(obj, what)
     try:
@@ -223,7 +211,7 @@ def buf(obj, what, writable=False):
     except (NameError, TypeError):
         view = None
     if view is not None:
-        b = _from_interface(view, view.__array_interface__, 'cpu', what, writable)
-        b.obj = obj
-        return b
+        # The view (which holds obj) stays with the Buf: while it is
+        # exported, a bytearray cannot be resized under a running collective.
+        return _from_interface(view, view.__array_interface__, what, writable)
     raise TypeError(f'{what}: expected an array (NumPy, PyTorch, CuPy, DLPack or buffer), got {type(obj).__name__}')
