@@ -61,8 +61,10 @@ inline std::int64_t expected_value(int n, std::size_t i, RedOp op, Elem e) {
     switch (op) {
       case RedOp::sum: acc = static_cast<std::int64_t>(static_cast<std::uint64_t>(acc) + static_cast<std::uint64_t>(v)); break;
       case RedOp::prod: acc = static_cast<std::int64_t>(static_cast<std::uint64_t>(acc) * static_cast<std::uint64_t>(v)); break;
-      case RedOp::min: acc = as_stored(e, v) < as_stored(e, acc) ? v : acc; break;
-      case RedOp::max: acc = as_stored(e, v) > as_stored(e, acc) ? v : acc; break;
+      case RedOp::min:
+      case RedOp::minloc: acc = as_stored(e, v) < as_stored(e, acc) ? v : acc; break;
+      case RedOp::max:
+      case RedOp::maxloc: acc = as_stored(e, v) > as_stored(e, acc) ? v : acc; break;
       case RedOp::land: acc = (acc != 0) && (v != 0); break;
       case RedOp::lor: acc = (acc != 0) || (v != 0); break;
       case RedOp::lxor: acc = (acc != 0) != (v != 0); break;
@@ -75,7 +77,21 @@ inline std::int64_t expected_value(int n, std::size_t i, RedOp op, Elem e) {
   return acc;
 }
 
-// Store an exact integer as one element of type `e` (integers wrap).
+// The index a pair element (MPI_DOUBLE_INT, ...) carries with value v: a
+// function of the value, so that the pair a MINLOC/MAXLOC picks is known
+// from the value alone (the tie rule is tested in tests/common).
+inline std::int64_t pair_index(std::int64_t v) { return 3 * v + 100; }
+
+template <class V, class K>
+inline void store_loc(void* dst, std::int64_t v) {
+  Loc<V, K> x{};
+  x.v = static_cast<V>(v);
+  x.k = static_cast<K>(pair_index(v));
+  std::memcpy(dst, &x, sizeof x);
+}
+
+// Store an exact integer as one element of type `e` (integers wrap; a
+// complex element holds v + 0i, a pair element (v, pair_index(v))).
 inline void store(void* dst, Elem e, std::int64_t v) {
   switch (e) {
     case Elem::i8: case Elem::u8: { auto x = static_cast<std::uint8_t>(v); std::memcpy(dst, &x, 1); break; }
@@ -86,7 +102,56 @@ inline void store(void* dst, Elem e, std::int64_t v) {
     case Elem::bf16: { auto x = half::f32_to_bf16(static_cast<float>(v)); std::memcpy(dst, &x, 2); break; }
     case Elem::f32: { auto x = static_cast<float>(v); std::memcpy(dst, &x, 4); break; }
     case Elem::f64: { auto x = static_cast<double>(v); std::memcpy(dst, &x, 8); break; }
+    case Elem::c32: { Cx<float> x{static_cast<float>(v), 0.0f}; std::memcpy(dst, &x, sizeof x); break; }
+    case Elem::c64: { Cx<double> x{static_cast<double>(v), 0.0}; std::memcpy(dst, &x, sizeof x); break; }
+    case Elem::ldbl: { long double x = static_cast<long double>(v); std::memcpy(dst, &x, sizeof x); break; }
+    case Elem::cldbl: { Cx<long double> x{static_cast<long double>(v), 0.0L}; std::memcpy(dst, &x, sizeof x); break; }
+    case Elem::f32_i32: store_loc<float, int>(dst, v); break;
+    case Elem::f64_i32: store_loc<double, int>(dst, v); break;
+    case Elem::long_i32: store_loc<long, int>(dst, v); break;
+    case Elem::i32_i32: store_loc<int, int>(dst, v); break;
+    case Elem::i16_i32: store_loc<short, int>(dst, v); break;
+    case Elem::ldbl_i32: store_loc<long double, int>(dst, v); break;
+    case Elem::f32_f32: store_loc<float, float>(dst, v); break;
+    case Elem::f64_f64: store_loc<double, double>(dst, v); break;
     case Elem::count_: break;
+  }
+}
+
+template <class T>
+inline T load_as(const void* p) {
+  T x;
+  std::memcpy(&x, p, sizeof x);
+  return x;
+}
+template <class V, class K>
+inline bool same_loc(const void* a, const void* b) {
+  auto x = load_as<Loc<V, K>>(a), y = load_as<Loc<V, K>>(b);
+  return x.v == y.v && x.k == y.k;
+}
+
+// Whether two elements hold the same value: bytes for integers and floats,
+// values for complex (the sign of a zero imaginary part depends on the
+// order of a product) and long double (its padding bytes are undefined),
+// the two fields of a pair (not its padding).
+inline bool same(Elem e, const void* a, const void* b) {
+  switch (e) {
+    case Elem::c32: { auto x = load_as<Cx<float>>(a), y = load_as<Cx<float>>(b); return x.re == y.re && x.im == y.im; }
+    case Elem::c64: { auto x = load_as<Cx<double>>(a), y = load_as<Cx<double>>(b); return x.re == y.re && x.im == y.im; }
+    case Elem::ldbl: return load_as<long double>(a) == load_as<long double>(b);
+    case Elem::cldbl: {
+      auto x = load_as<Cx<long double>>(a), y = load_as<Cx<long double>>(b);
+      return x.re == y.re && x.im == y.im;
+    }
+    case Elem::f32_i32: return same_loc<float, int>(a, b);
+    case Elem::f64_i32: return same_loc<double, int>(a, b);
+    case Elem::long_i32: return same_loc<long, int>(a, b);
+    case Elem::i32_i32: return same_loc<int, int>(a, b);
+    case Elem::i16_i32: return same_loc<short, int>(a, b);
+    case Elem::ldbl_i32: return same_loc<long double, int>(a, b);
+    case Elem::f32_f32: return same_loc<float, float>(a, b);
+    case Elem::f64_f64: return same_loc<double, double>(a, b);
+    default: return std::memcmp(a, b, elem_size(e)) == 0;
   }
 }
 
@@ -100,10 +165,10 @@ inline void fill_input(void* buf, std::size_t count, Elem e, RedOp op, int r) {
 inline std::size_t count_wrong(const void* buf, std::size_t count, Elem e, RedOp op, int n) {
   const std::size_t esz = elem_size(e);
   std::size_t wrong = 0;
-  unsigned char want[8];
+  alignas(16) unsigned char want[64] = {};
   for (std::size_t i = 0; i < count; ++i) {
     store(want, e, expected_value(n, i, op, e));
-    wrong += std::memcmp(want, static_cast<const char*>(buf) + i * esz, esz) != 0;
+    wrong += !same(e, want, static_cast<const char*>(buf) + i * esz);
   }
   return wrong;
 }

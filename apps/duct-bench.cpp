@@ -23,6 +23,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bench_compute.hpp"
@@ -76,6 +77,15 @@ MPI_Datatype t_f32() { return MPI_FLOAT; }
 MPI_Datatype t_f64() { return MPI_DOUBLE; }
 MPI_Datatype t_f16() { return DUCT_FLOAT16; }
 MPI_Datatype t_bf16() { return DUCT_BFLOAT16; }
+MPI_Datatype t_char() { return MPI_CHAR; }
+MPI_Datatype t_c32() { return MPI_C_FLOAT_COMPLEX; }
+MPI_Datatype t_c64() { return MPI_C_DOUBLE_COMPLEX; }
+MPI_Datatype t_ldbl() { return MPI_LONG_DOUBLE; }
+MPI_Datatype t_float_int() { return MPI_FLOAT_INT; }
+MPI_Datatype t_double_int() { return MPI_DOUBLE_INT; }
+MPI_Datatype t_long_int() { return MPI_LONG_INT; }
+MPI_Datatype t_2int() { return MPI_2INT; }
+MPI_Datatype t_short_int() { return MPI_SHORT_INT; }
 
 const TypeRow kTypes[] = {
     {"int8", Elem::i8, t_i8},       {"uint8", Elem::u8, t_u8},       {"int16", Elem::i16, t_i16},
@@ -83,6 +93,11 @@ const TypeRow kTypes[] = {
     {"int64", Elem::i64, t_i64},    {"uint64", Elem::u64, t_u64},    {"float", Elem::f32, t_f32},
     {"double", Elem::f64, t_f64},   {"half", Elem::f16, t_f16},      {"float16", Elem::f16, t_f16},
     {"bfloat16", Elem::bf16, t_bf16},
+    {"char", std::is_signed_v<char> ? Elem::i8 : Elem::u8, t_char},
+    {"complex", Elem::c32, t_c32},  {"dcomplex", Elem::c64, t_c64},   {"longdouble", Elem::ldbl, t_ldbl},
+    {"float_int", Elem::f32_i32, t_float_int},  {"double_int", Elem::f64_i32, t_double_int},
+    {"long_int", Elem::long_i32, t_long_int},   {"2int", Elem::i32_i32, t_2int},
+    {"short_int", Elem::i16_i32, t_short_int},
 };
 
 struct OpRow {
@@ -119,8 +134,9 @@ void usage() {
       "  -w <iters>    warm-up iterations (default 5)\n"
       "  -c <0|1>      check results (default 1): #wrong counts elements that differ from the exact answer\n"
       "  -d <kind>     buffers: cuda, host or auto (cuda when a device is usable; default auto)\n"
-      "  -t <type>     int8 uint8 int16 uint16 int32 uint32 int64 uint64 float double half bfloat16 (default float)\n"
-      "  -o <op>       sum prod min max land lor lxor band bor bxor (default sum)\n"
+      "  -t <type>     int8 uint8 int16 uint16 int32 uint32 int64 uint64 float double half bfloat16 char complex\n"
+      "                dcomplex longdouble float_int double_int long_int 2int short_int (default float)\n"
+      "  -o <op>       sum prod min max land lor lxor band bor bxor minloc maxloc (default sum)\n"
       "  -r <root>     root of bcast, reduce, gather, scatter (default 0)\n"
       "  -m <0|1>      also time the MPI library on the same buffers (default 1)\n"
       "  -N            nonblocking: time DUCT_I<coll> + MPI_Wait (and MPI_I<coll> + MPI_Wait on host buffers)\n"
@@ -239,7 +255,8 @@ int main(int argc, char** argv) {
   const OpRow ops[] = {{"sum", RedOp::sum, MPI_SUM},    {"prod", RedOp::prod, MPI_PROD}, {"min", RedOp::min, MPI_MIN},
                        {"max", RedOp::max, MPI_MAX},    {"land", RedOp::land, MPI_LAND}, {"lor", RedOp::lor, MPI_LOR},
                        {"lxor", RedOp::lxor, MPI_LXOR}, {"band", RedOp::band, MPI_BAND}, {"bor", RedOp::bor, MPI_BOR},
-                       {"bxor", RedOp::bxor, MPI_BXOR}};
+                       {"bxor", RedOp::bxor, MPI_BXOR}, {"minloc", RedOp::minloc, MPI_MINLOC},
+                       {"maxloc", RedOp::maxloc, MPI_MAXLOC}};
   const OpRow* op = nullptr;
   for (const OpRow& r : ops)
     if (o.op == r.name) op = &r;
@@ -478,7 +495,7 @@ int main(int argc, char** argv) {
       std::vector<char> got = coll == "bcast" && rank == root ? send.download() : recv.download();
       got.resize(expect.size());
       long long w = 0;
-      for (std::size_t i = 0; i + esz <= expect.size(); i += esz) w += std::memcmp(got.data() + i, expect.data() + i, esz) != 0;
+      for (std::size_t i = 0; i + esz <= expect.size(); i += esz) w += !bench::same(type->elem, got.data() + i, expect.data() + i);
       return w;
     };
     auto measure = [&](const std::function<int()>& call, bool reset_in_place, long long* wrong) -> double {

@@ -9,6 +9,9 @@
 //   duct-info -c                    every DUCT_* variable: default, value, doc
 //   duct-info -c --markdown         the same as docs/env.md
 //   duct-info -a                    every algorithm and the selection table
+//   duct-info -t                    which datatype x op reductions duct serves
+//                                   natively (host and device), which go to
+//                                   the MPI library, and why
 //   duct-info --has-device          exit 0 when a CUDA device is usable, else 1
 //   duct-info --rank-binding L      for the rank with local rank L: its GPU by
 //                                   local rank, the CUDA_VISIBLE_DEVICES order
@@ -30,10 +33,12 @@
 #include "channel/ucx.hpp"
 #include "coll/context.hpp"
 #include "core/config.hpp"
+#include "core/dtype.hpp"
 #include "core/hwtopo.hpp"
 #include "duct/duct.h"
 #include "memory/cuda.hpp"
 #include "memory/ipc_cache.hpp"
+#include "reduce/reduce.hpp"
 #include "select/select.hpp"
 
 namespace {
@@ -278,10 +283,90 @@ int rank_binding(int local) {
   return 0;
 }
 
+// -t: one row per predefined datatype, one column per reduction op.
+int print_types() {
+  struct T {
+    const char* name;
+    MPI_Datatype t;
+  };
+  const T types[] = {
+      {"MPI_CHAR", MPI_CHAR}, {"MPI_SIGNED_CHAR", MPI_SIGNED_CHAR}, {"MPI_UNSIGNED_CHAR", MPI_UNSIGNED_CHAR},
+      {"MPI_WCHAR", MPI_WCHAR}, {"MPI_SHORT", MPI_SHORT}, {"MPI_UNSIGNED_SHORT", MPI_UNSIGNED_SHORT},
+      {"MPI_INT", MPI_INT}, {"MPI_UNSIGNED", MPI_UNSIGNED}, {"MPI_LONG", MPI_LONG},
+      {"MPI_UNSIGNED_LONG", MPI_UNSIGNED_LONG}, {"MPI_LONG_LONG", MPI_LONG_LONG},
+      {"MPI_UNSIGNED_LONG_LONG", MPI_UNSIGNED_LONG_LONG}, {"MPI_INT8_T", MPI_INT8_T}, {"MPI_UINT8_T", MPI_UINT8_T},
+      {"MPI_INT16_T", MPI_INT16_T}, {"MPI_UINT16_T", MPI_UINT16_T}, {"MPI_INT32_T", MPI_INT32_T},
+      {"MPI_UINT32_T", MPI_UINT32_T}, {"MPI_INT64_T", MPI_INT64_T}, {"MPI_UINT64_T", MPI_UINT64_T},
+      {"MPI_AINT", MPI_AINT}, {"MPI_OFFSET", MPI_OFFSET}, {"MPI_COUNT", MPI_COUNT},
+      {"MPI_FLOAT", MPI_FLOAT}, {"MPI_DOUBLE", MPI_DOUBLE}, {"MPI_LONG_DOUBLE", MPI_LONG_DOUBLE},
+      {"DUCT_FLOAT16", DUCT_FLOAT16}, {"DUCT_BFLOAT16", DUCT_BFLOAT16},
+      {"MPI_C_BOOL", MPI_C_BOOL}, {"MPI_BYTE", MPI_BYTE},
+      {"MPI_C_FLOAT_COMPLEX", MPI_C_FLOAT_COMPLEX}, {"MPI_C_DOUBLE_COMPLEX", MPI_C_DOUBLE_COMPLEX},
+      {"MPI_C_LONG_DOUBLE_COMPLEX", MPI_C_LONG_DOUBLE_COMPLEX},
+#if defined(MPI_CXX_BOOL)
+      {"MPI_CXX_BOOL", MPI_CXX_BOOL}, {"MPI_CXX_FLOAT_COMPLEX", MPI_CXX_FLOAT_COMPLEX},
+      {"MPI_CXX_DOUBLE_COMPLEX", MPI_CXX_DOUBLE_COMPLEX}, {"MPI_CXX_LONG_DOUBLE_COMPLEX", MPI_CXX_LONG_DOUBLE_COMPLEX},
+#endif
+      {"MPI_FLOAT_INT", MPI_FLOAT_INT}, {"MPI_DOUBLE_INT", MPI_DOUBLE_INT}, {"MPI_LONG_INT", MPI_LONG_INT},
+      {"MPI_2INT", MPI_2INT}, {"MPI_SHORT_INT", MPI_SHORT_INT}, {"MPI_LONG_DOUBLE_INT", MPI_LONG_DOUBLE_INT},
+      {"MPI_INTEGER", MPI_INTEGER}, {"MPI_INTEGER1", MPI_INTEGER1}, {"MPI_INTEGER2", MPI_INTEGER2},
+      {"MPI_INTEGER4", MPI_INTEGER4}, {"MPI_INTEGER8", MPI_INTEGER8}, {"MPI_REAL", MPI_REAL},
+      {"MPI_DOUBLE_PRECISION", MPI_DOUBLE_PRECISION}, {"MPI_REAL4", MPI_REAL4}, {"MPI_REAL8", MPI_REAL8},
+      {"MPI_COMPLEX", MPI_COMPLEX}, {"MPI_DOUBLE_COMPLEX", MPI_DOUBLE_COMPLEX}, {"MPI_COMPLEX8", MPI_COMPLEX8},
+      {"MPI_COMPLEX16", MPI_COMPLEX16}, {"MPI_LOGICAL", MPI_LOGICAL}, {"MPI_2REAL", MPI_2REAL},
+      {"MPI_2DOUBLE_PRECISION", MPI_2DOUBLE_PRECISION}, {"MPI_2INTEGER", MPI_2INTEGER},
+  };
+  const char* ops[] = {"SUM", "PROD", "MIN", "MAX", "LAND", "LOR", "LXOR", "BAND", "BOR", "BXOR", "MINLOC", "MAXLOC"};
+  static_assert(sizeof ops / sizeof ops[0] == static_cast<std::size_t>(RedOp::count_));
+  const bool device = reduce::device_built();
+  std::printf("# Reductions (allreduce, reduce, reduce_scatter[_block]) by datatype and op, as this build and this\n"
+              "# MPI library's datatype layouts give them:\n"
+              "#   D  native on host and device buffers (device kernels%s)\n"
+              "#   H  native; device buffers are reduced on host copies (no device kernel: long double)\n"
+              "#   M  served by the MPI library (device buffers staged through host): the note says why\n"
+              "#   .  not defined by MPI-4.0 for this datatype: an MPI_ERR_OP-class error (duct's or MPI's)\n"
+              "# Other ops (user ops, MPI_REPLACE) and derived datatypes: M. Intercommunicators: M.\n",
+              device ? "" : " not built here: D runs on host buffers only");
+  std::printf("%-28s %-22s", "datatype", "element");
+  for (const char* o : ops) std::printf(" %-6s", o);
+  std::printf(" note\n");
+  for (const T& t : types) {
+    DType d;
+    const bool known = t.t != MPI_DATATYPE_NULL && lookup_dtype(t.t, &d);
+    std::printf("%-28s %-22s", t.name, known ? elem_name(d.elem) : "-");
+    std::string note;
+    for (int o = 0; o < static_cast<int>(RedOp::count_); ++o) {
+      const RedOp op = static_cast<RedOp>(o);
+      char c;
+      if (!known) {
+        c = 'M';
+      } else if (d.cat == Category::f_integer && (op == RedOp::land || op == RedOp::lor || op == RedOp::lxor)) {
+        c = 'M';
+        note = "logical ops on a Fortran integer: MPI answers";
+      } else if (!op_valid_for(op, d.cat)) {
+        c = '.';
+      } else if (!reduce::supported(d.elem, op)) {
+        c = 'M';
+      } else {
+        c = host_only(d.elem) ? 'H' : 'D';
+      }
+      std::printf(" %-6c", c);
+    }
+    if (!known) {
+      note = t.t == MPI_DATATYPE_NULL ? "not defined by this MPI library"
+             : t.t == MPI_WCHAR      ? "no reduction is defined on it (Open MPI refuses every op)"
+             : t.t == MPI_OFFSET     ? "Open MPI 4.1's MIN/MAX on it are not a signed 64-bit comparison"
+                                     : "its layout here is not one of duct's elements";
+    }
+    std::printf(" %s\n", note.c_str());
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool cfg = false, markdown = false, algos = false, has_device = false, version = false;
+  bool cfg = false, markdown = false, algos = false, has_device = false, version = false, types = false;
   int binding_for = -1;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -289,10 +374,11 @@ int main(int argc, char** argv) {
     else if (a == "--markdown") markdown = true;
     else if (a == "-a" || a == "--algorithms") algos = true;
     else if (a == "--has-device") has_device = true;
+    else if (a == "-t" || a == "--types") types = true;
     else if (a == "--version") version = true;
     else if (a == "--rank-binding" && i + 1 < argc) binding_for = std::atoi(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: duct-info [--version] [-c [--markdown]] [-a] [--has-device] [--rank-binding LOCAL_RANK]\n");
+      std::fprintf(stderr, "usage: duct-info [--version] [-c [--markdown]] [-a] [-t] [--has-device] [--rank-binding LOCAL_RANK]\n");
       return 2;
     }
   }
@@ -315,7 +401,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   MPI_Init(&argc, &argv);
-  int rc = job_info();
+  int rc = types ? print_types() : job_info();
   MPI_Finalize();
   return rc;
 }

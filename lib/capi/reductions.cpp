@@ -2,8 +2,8 @@
 // DUCT_Reduce_scatter_block, DUCT_Reduce_scatter (and their _c forms).
 //
 // Datatypes and ops duct reduces natively go through coll; others (derived
-// datatypes, user ops, MINLOC/MAXLOC, intercommunicators) go to the PMPI
-// collective on host copies, so MPI itself answers or raises the error. MPI
+// datatypes, user ops, intercommunicators) go to the PMPI collective on host
+// copies, so MPI itself answers or raises the error. MPI
 // requires the same datatype and op on every rank for a reduction, so every
 // rank takes the same path.
 #include <algorithm>
@@ -87,6 +87,18 @@ struct Fallback {
 };
 
 bool int_count(MPI_Count c) { return c <= INT_MAX; }
+
+// duct has no device kernel for long double (host_only()): a native
+// reduction of it on device buffers runs on host copies, so every rank stays
+// on duct's path whatever memory each one passes. `f` is held by the Entry.
+Status host_copies(Entry& e, Fallback& f, const void** sendbuf, MPI_Count scount, void** recvbuf, MPI_Count rcount,
+                   MPI_Datatype dt) {
+  DUCT_TRY(f.stage(*sendbuf, scount, *recvbuf, rcount, dt));
+  *sendbuf = f.s;
+  *recvbuf = f.r;
+  if (f.r_device) e.then([&f] { return f.done(); });
+  return Status::ok();
+}
 
 // The arguments a call with nothing to move shows DUCT_CHECK.
 coll::CollArgs reduction_args(Coll c, const Red& red, std::size_t count, int root) {
@@ -172,6 +184,10 @@ int allreduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count co
     if (!in_place && overlaps(sendbuf, bytes, recvbuf, bytes))
       return e.fail(make_error(Errc::overlap, "sendbuf = %p and recvbuf = %p overlap (%zu bytes each); use MPI_IN_PLACE",
                                sendbuf, recvbuf, bytes));
+    Fallback staged_local;
+    if (host_only(red.dt.elem) &&
+        !(st = host_copies(e, e.hold(staged_local), &sendbuf, count, &recvbuf, count, dt)))
+      return e.fail(st);
     coll::CollArgs a;
     a.coll = Coll::allreduce;
     a.call = call;
@@ -240,6 +256,12 @@ int reduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count
     if (is_root && !in_place && overlaps(sendbuf, bytes, recvbuf, bytes))
       return e.fail(make_error(Errc::overlap, "sendbuf = %p and recvbuf = %p overlap at the root; use MPI_IN_PLACE",
                                sendbuf, recvbuf));
+    Fallback staged_local;
+    void* root_recv = is_root ? recvbuf : nullptr;
+    if (host_only(red.dt.elem) &&
+        !(st = host_copies(e, e.hold(staged_local), &sendbuf, count, &root_recv, count, dt)))
+      return e.fail(st);
+    if (is_root) recvbuf = root_recv;
     coll::CollArgs a;
     a.coll = Coll::reduce;
     a.call = call;
@@ -331,6 +353,10 @@ int reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, MPI_Cou
     if (!(st = check_buffer(recvbuf, "recvbuf", in_place ? total : mine, false))) return e.fail(st);
     if (!in_place && overlaps(sendbuf, bytes, recvbuf, mine_bytes))
       return e.fail(make_error(Errc::overlap, "sendbuf = %p and recvbuf = %p overlap; use MPI_IN_PLACE", sendbuf, recvbuf));
+    Fallback staged_local;
+    if (host_only(red.dt.elem) &&
+        !(st = host_copies(e, e.hold(staged_local), &sendbuf, total, &recvbuf, in_place ? total : mine, dt)))
+      return e.fail(st);
     coll::CollArgs a;
     a.coll = v ? Coll::reduce_scatter : Coll::reduce_scatter_block;
     a.call = call;

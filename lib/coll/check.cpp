@@ -104,7 +104,8 @@ Sig signature(const CollArgs& a) {
 
 const char* mpi_op_name(std::int64_t op) {
   static const char* const names[] = {"MPI_SUM", "MPI_PROD", "MPI_MIN", "MPI_MAX", "MPI_LAND",
-                                      "MPI_LOR", "MPI_LXOR", "MPI_BAND", "MPI_BOR", "MPI_BXOR"};
+                                      "MPI_LOR", "MPI_LXOR", "MPI_BAND", "MPI_BOR", "MPI_BXOR",
+                                      "MPI_MINLOC", "MPI_MAXLOC"};
   static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(RedOp::count_));
   return op >= 0 && op < static_cast<std::int64_t>(RedOp::count_) ? names[op] : "?";
 }

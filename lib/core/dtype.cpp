@@ -25,9 +25,9 @@ struct TypeRow {
   DType dt;
 };
 
-// MPI-4.0 §6.9.2: "C integer" types, "Floating point" (C types only; long
-// double and Fortran types go through the fallback), "Logical" (MPI_C_BOOL)
-// and "Byte".
+// MPI-4.0 §6.9.2: "C integer" types, "Floating point", "Logical"
+// (MPI_C_BOOL) and "Byte", whose layout is fixed by C; the types below
+// (g_late) are checked against the MPI library first.
 const TypeRow* type_table(size_t* n) {
   static const TypeRow rows[] = {
       {MPI_INT, {int_elem<int>(), Category::c_integer, "MPI_INT"}},
@@ -91,55 +91,106 @@ MPI_Datatype make_half(MPI_Datatype* slot, const char* name) {
   return t;
 }
 
-// Fortran's predefined types, mapped by the sizes the MPI library gives them
-// (MPI_INTEGER is 8 bytes under -fdefault-integer-8): sized once, after
-// MPI_Init, on the first lookup that misses the other tables. `elem` stays
-// count_ for a size duct has no kernel for (MPI reduces that type).
-struct FortranRow {
+// Types whose layout duct takes from the MPI library, once, after MPI_Init,
+// on the first lookup that misses the table above:
+//  - Fortran's types, mapped by the sizes MPI gives them (MPI_INTEGER is 8
+//    bytes under -fdefault-integer-8, MPI_2REAL 16 under -fdefault-real-8);
+//  - the C complex, long double and pair types, whose elements must have the
+//    size and extent (padding included) of duct's element, so that a count
+//    of them is a count of duct's elements.
+// `elem` stays count_ where MPI's layout is not one duct has a kernel for
+// (MPI reduces that type).
+enum class Sized : std::uint8_t { fixed, integer, real, complex, logical, pair_real, pair_integer };
+struct LateRow {
   MPI_Datatype type;
-  bool real;
+  Category cat;
   const char* name;
-  Elem elem = Elem::count_;
+  Sized by;
+  Elem elem;  // fixed: the element to check; otherwise chosen by size
 };
-FortranRow g_fortran[] = {
-    {MPI_REAL, true, "MPI_REAL"},         {MPI_DOUBLE_PRECISION, true, "MPI_DOUBLE_PRECISION"},
-    {MPI_REAL4, true, "MPI_REAL4"},       {MPI_REAL8, true, "MPI_REAL8"},
-    {MPI_INTEGER, false, "MPI_INTEGER"},  {MPI_INTEGER1, false, "MPI_INTEGER1"},
-    {MPI_INTEGER2, false, "MPI_INTEGER2"}, {MPI_INTEGER4, false, "MPI_INTEGER4"},
-    {MPI_INTEGER8, false, "MPI_INTEGER8"},
+LateRow g_late[] = {
+    {MPI_C_FLOAT_COMPLEX, Category::complex, "MPI_C_FLOAT_COMPLEX", Sized::fixed, Elem::c32},
+    {MPI_C_COMPLEX, Category::complex, "MPI_C_COMPLEX", Sized::fixed, Elem::c32},
+    {MPI_C_DOUBLE_COMPLEX, Category::complex, "MPI_C_DOUBLE_COMPLEX", Sized::fixed, Elem::c64},
+    {MPI_C_LONG_DOUBLE_COMPLEX, Category::complex, "MPI_C_LONG_DOUBLE_COMPLEX", Sized::fixed, Elem::cldbl},
+    {MPI_LONG_DOUBLE, Category::floating, "MPI_LONG_DOUBLE", Sized::fixed, Elem::ldbl},
+    {MPI_FLOAT_INT, Category::pair, "MPI_FLOAT_INT", Sized::fixed, Elem::f32_i32},
+    {MPI_DOUBLE_INT, Category::pair, "MPI_DOUBLE_INT", Sized::fixed, Elem::f64_i32},
+    {MPI_LONG_INT, Category::pair, "MPI_LONG_INT", Sized::fixed, Elem::long_i32},
+    {MPI_2INT, Category::pair, "MPI_2INT", Sized::fixed, Elem::i32_i32},
+    {MPI_SHORT_INT, Category::pair, "MPI_SHORT_INT", Sized::fixed, Elem::i16_i32},
+    {MPI_LONG_DOUBLE_INT, Category::pair, "MPI_LONG_DOUBLE_INT", Sized::fixed, Elem::ldbl_i32},
+#if defined(MPI_CXX_BOOL)
+    {MPI_CXX_BOOL, Category::logical, "MPI_CXX_BOOL", Sized::fixed, Elem::u8},
+    {MPI_CXX_FLOAT_COMPLEX, Category::complex, "MPI_CXX_FLOAT_COMPLEX", Sized::fixed, Elem::c32},
+    {MPI_CXX_DOUBLE_COMPLEX, Category::complex, "MPI_CXX_DOUBLE_COMPLEX", Sized::fixed, Elem::c64},
+    {MPI_CXX_LONG_DOUBLE_COMPLEX, Category::complex, "MPI_CXX_LONG_DOUBLE_COMPLEX", Sized::fixed, Elem::cldbl},
+#endif
+    {MPI_REAL, Category::floating, "MPI_REAL", Sized::real, Elem::count_},
+    {MPI_DOUBLE_PRECISION, Category::floating, "MPI_DOUBLE_PRECISION", Sized::real, Elem::count_},
+    {MPI_REAL4, Category::floating, "MPI_REAL4", Sized::real, Elem::count_},
+    {MPI_REAL8, Category::floating, "MPI_REAL8", Sized::real, Elem::count_},
+    {MPI_INTEGER, Category::f_integer, "MPI_INTEGER", Sized::integer, Elem::count_},
+    {MPI_INTEGER1, Category::f_integer, "MPI_INTEGER1", Sized::integer, Elem::count_},
+    {MPI_INTEGER2, Category::f_integer, "MPI_INTEGER2", Sized::integer, Elem::count_},
+    {MPI_INTEGER4, Category::f_integer, "MPI_INTEGER4", Sized::integer, Elem::count_},
+    {MPI_INTEGER8, Category::f_integer, "MPI_INTEGER8", Sized::integer, Elem::count_},
+    {MPI_COMPLEX, Category::complex, "MPI_COMPLEX", Sized::complex, Elem::count_},
+    {MPI_DOUBLE_COMPLEX, Category::complex, "MPI_DOUBLE_COMPLEX", Sized::complex, Elem::count_},
+    {MPI_COMPLEX8, Category::complex, "MPI_COMPLEX8", Sized::complex, Elem::count_},
+    {MPI_COMPLEX16, Category::complex, "MPI_COMPLEX16", Sized::complex, Elem::count_},
+    {MPI_LOGICAL, Category::logical, "MPI_LOGICAL", Sized::logical, Elem::count_},
+    {MPI_2REAL, Category::pair, "MPI_2REAL", Sized::pair_real, Elem::count_},
+    {MPI_2DOUBLE_PRECISION, Category::pair, "MPI_2DOUBLE_PRECISION", Sized::pair_real, Elem::count_},
+    {MPI_2INTEGER, Category::pair, "MPI_2INTEGER", Sized::pair_integer, Elem::count_},
 };
-std::once_flag g_fortran_once;
-std::atomic<bool> g_fortran_sized{false};
+std::once_flag g_late_once;
+std::atomic<bool> g_late_sized{false};
 
-Elem fortran_elem(bool real, int size) {
-  switch (size) {
-    case 1: return real ? Elem::count_ : Elem::i8;
-    case 2: return real ? Elem::count_ : Elem::i16;
-    case 4: return real ? Elem::f32 : Elem::i32;
-    case 8: return real ? Elem::f64 : Elem::i64;
-    default: return Elem::count_;
+Elem by_size(Sized by, int size) {
+  switch (by) {
+    case Sized::integer:
+      return size == 1 ? Elem::i8 : size == 2 ? Elem::i16 : size == 4 ? Elem::i32 : size == 8 ? Elem::i64 : Elem::count_;
+    case Sized::real: return size == 4 ? Elem::f32 : size == 8 ? Elem::f64 : Elem::count_;
+    case Sized::complex: return size == 8 ? Elem::c32 : size == 16 ? Elem::c64 : Elem::count_;
+    case Sized::logical:
+      return size == 1 ? Elem::u8 : size == 2 ? Elem::u16 : size == 4 ? Elem::u32 : size == 8 ? Elem::u64 : Elem::count_;
+    case Sized::pair_real: return size == 8 ? Elem::f32_f32 : size == 16 ? Elem::f64_f64 : Elem::count_;
+    case Sized::pair_integer: return size == 8 ? Elem::i32_i32 : Elem::count_;
+    case Sized::fixed: break;
   }
+  return Elem::count_;
 }
 
-bool lookup_fortran(MPI_Datatype t, DType* out) noexcept {
-  if (!g_fortran_sized.load(std::memory_order_acquire)) {
+// The element of `r` if MPI lays it out as duct's element, else count_.
+Elem resolve(const LateRow& r) {
+  int size = 0;
+  MPI_Aint lb = 0, extent = 0;
+  if (r.type == MPI_DATATYPE_NULL || PMPI_Type_size(r.type, &size) != MPI_SUCCESS ||
+      PMPI_Type_get_extent(r.type, &lb, &extent) != MPI_SUCCESS)
+    return Elem::count_;
+  const Elem e = r.by == Sized::fixed ? r.elem : by_size(r.by, size);
+  if (e == Elem::count_ || lb != 0 || static_cast<size_t>(extent) != elem_size(e) ||
+      static_cast<size_t>(size) != elem_data_size(e))
+    return Elem::count_;
+  return e;
+}
+
+bool lookup_late(MPI_Datatype t, DType* out) noexcept {
+  if (!g_late_sized.load(std::memory_order_acquire)) {
     int init = 0, fin = 0;
     MPI_Initialized(&init);
     MPI_Finalized(&fin);
     if (!init || fin) return false;
-    std::call_once(g_fortran_once, [] {
-      for (FortranRow& r : g_fortran) {
-        int size = 0;
-        if (r.type != MPI_DATATYPE_NULL && PMPI_Type_size(r.type, &size) == MPI_SUCCESS)
-          r.elem = fortran_elem(r.real, size);
-      }
-      g_fortran_sized.store(true, std::memory_order_release);
+    std::call_once(g_late_once, [] {
+      for (LateRow& r : g_late) r.elem = resolve(r);
+      g_late_sized.store(true, std::memory_order_release);
     });
   }
-  for (const FortranRow& r : g_fortran) {
+  for (const LateRow& r : g_late) {
     if (r.type != t) continue;
     if (r.elem == Elem::count_) return false;
-    *out = {r.elem, r.real ? Category::floating : Category::f_integer, r.name};
+    *out = {r.elem, r.cat, r.name};
     return true;
   }
   return false;
@@ -148,15 +199,20 @@ bool lookup_fortran(MPI_Datatype t, DType* out) noexcept {
 }  // namespace
 
 const char* elem_name(Elem e) noexcept {
-  static const char* names[] = {"int8",   "uint8",  "int16",   "uint16", "int32",  "uint32",
-                                "int64",  "uint64", "float16", "bfloat16", "float32", "float64"};
+  static const char* names[] = {"int8",         "uint8",         "int16",        "uint16",      "int32",
+                                "uint32",       "int64",         "uint64",       "float16",     "bfloat16",
+                                "float32",      "float64",       "complex64",    "complex128",  "long double",
+                                "long double complex", "(float, int)", "(double, int)", "(long, int)", "(int, int)",
+                                "(short, int)", "(long double, int)", "(float, float)", "(double, double)"};
+  static_assert(sizeof names / sizeof names[0] == static_cast<size_t>(Elem::count_));
   auto i = static_cast<size_t>(e);
   return i < sizeof names / sizeof names[0] ? names[i] : "?";
 }
 
 const char* op_name(RedOp op) noexcept {
-  static const char* names[] = {"sum", "prod", "min", "max", "land",
-                                "lor", "lxor", "band", "bor", "bxor"};
+  static const char* names[] = {"sum", "prod", "min",  "max", "land",   "lor",
+                                "lxor", "band", "bor", "bxor", "minloc", "maxloc"};
+  static_assert(sizeof names / sizeof names[0] == static_cast<size_t>(RedOp::count_));
   auto i = static_cast<size_t>(op);
   return i < sizeof names / sizeof names[0] ? names[i] : "?";
 }
@@ -179,7 +235,7 @@ bool lookup_dtype(MPI_Datatype t, DType* out) noexcept {
     *out = {Elem::bf16, Category::floating, "DUCT_BFLOAT16"};
     return true;
   }
-  return lookup_fortran(t, out);
+  return lookup_late(t, out);
 }
 
 bool lookup_op(MPI_Op op, RedOp* out) noexcept {
@@ -187,7 +243,7 @@ bool lookup_op(MPI_Op op, RedOp* out) noexcept {
       {MPI_SUM, RedOp::sum},   {MPI_PROD, RedOp::prod}, {MPI_MIN, RedOp::min},
       {MPI_MAX, RedOp::max},   {MPI_LAND, RedOp::land}, {MPI_LOR, RedOp::lor},
       {MPI_LXOR, RedOp::lxor}, {MPI_BAND, RedOp::band}, {MPI_BOR, RedOp::bor},
-      {MPI_BXOR, RedOp::bxor},
+      {MPI_BXOR, RedOp::bxor}, {MPI_MINLOC, RedOp::minloc}, {MPI_MAXLOC, RedOp::maxloc},
   };
   for (const OpRow& r : rows) {
     if (r.op == op) {
@@ -202,6 +258,8 @@ bool op_valid_for(RedOp op, Category cat) noexcept {
   switch (op) {
     case RedOp::sum:
     case RedOp::prod:
+      return cat == Category::c_integer || cat == Category::f_integer || cat == Category::floating ||
+             cat == Category::complex;
     case RedOp::min:
     case RedOp::max:
       return cat == Category::c_integer || cat == Category::f_integer || cat == Category::floating;
@@ -213,6 +271,9 @@ bool op_valid_for(RedOp op, Category cat) noexcept {
     case RedOp::bor:
     case RedOp::bxor:
       return cat == Category::c_integer || cat == Category::f_integer || cat == Category::byte;
+    case RedOp::minloc:
+    case RedOp::maxloc:
+      return cat == Category::pair;  // MPI-4.0 §6.9.4
     case RedOp::count_:
       break;
   }

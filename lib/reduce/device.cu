@@ -4,8 +4,9 @@
 // 16-byte aligned the body moves 16 bytes per load and store (uint4), which
 // is what a memory-bound kernel needs to approach the GPU's bandwidth; the
 // tail and unaligned buffers use the scalar loop. Instantiations are limited
-// by ops::canonical_elem (signed types share the unsigned kernels except for
-// min/max): 64 kernels in all.
+// by ops::lower (signed types share the unsigned kernels except for min/max;
+// complex sums are real sums): 80 per kernel family (64 for the real and
+// integer types, 2 complex products, 14 MINLOC/MAXLOC pair kernels).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -67,15 +68,17 @@ using Launcher = cudaError_t (*)(void*, const void*, const void*, size_t, cudaSt
 
 // The kernel of `Pick` for (element, op), or nullptr where duct has none.
 // Signed integer kernels exist only for min/max (see canonical_elem).
+// `e` is lowered (ops::lower); long double has no kernel (nvcc has none).
 template <class Pick>
 typename Pick::Fn find_kernel(Elem e, RedOp op) {
   using Fn = typename Pick::Fn;
-  return ops::visit_elem(ops::canonical_elem(e, op), [op](auto t) -> Fn {
+  return ops::visit_elem(e, [op](auto t) -> Fn {
     using S = typename decltype(t)::type;
     return ops::visit_op(op, [](auto o) -> Fn {
       constexpr RedOp O = decltype(o)::value;
       constexpr bool signed_int = std::is_integral_v<S> && std::is_signed_v<S>;
-      if constexpr (ops::implemented<S, O>() && (!signed_int || O == RedOp::min || O == RedOp::max))
+      if constexpr (ops::implemented<S, O>() && !ops::host_only_storage<S>() &&
+                    (!signed_int || O == RedOp::min || O == RedOp::max))
         return Pick::template get<S, O>();
       else
         return nullptr;
@@ -210,12 +213,15 @@ __global__ void __launch_bounds__(kEngineThreads) copy_kernel(const CopyList l) 
 
 bool device_built() noexcept { return true; }
 
-Status device_multi(const MultiReduce& m, Elem e, RedOp op, void* stream) noexcept {
-  if (m.count == 0 || m.ndst == 0) return Status::ok();
-  if (m.nsrc < 1 || m.nsrc > kMaxPeers || m.ndst > kMaxPeers)
-    return make_error(Errc::internal, "engine reduction of %d sources into %d destinations", m.nsrc, m.ndst);
-  PickMulti::Fn l = (e < Elem::count_ && op < RedOp::count_) ? find_kernel<PickMulti>(e, op) : nullptr;
+Status device_multi(const MultiReduce& m0, Elem e, RedOp op, void* stream) noexcept {
+  if (m0.count == 0 || m0.ndst == 0) return Status::ok();
+  if (m0.nsrc < 1 || m0.nsrc > kMaxPeers || m0.ndst > kMaxPeers)
+    return make_error(Errc::internal, "engine reduction of %d sources into %d destinations", m0.nsrc, m0.ndst);
+  const ops::Lowered low = ops::lower(e, op, m0.count);
+  PickMulti::Fn l = (e < Elem::count_ && op < RedOp::count_) ? find_kernel<PickMulti>(low.e, op) : nullptr;
   if (!l) return make_error(Errc::internal, "no device kernel for %s on %s", op_name(op), elem_name(e));
+  MultiReduce m = m0;
+  m.count = low.count;
   cudaError_t err = l(m, static_cast<cudaStream_t>(stream));
   if (err != cudaSuccess)
     return make_error(Errc::cuda, "launch of the engine's %s %s reduction of %d ranks (%zu elements) failed: %s",
@@ -244,10 +250,11 @@ Status device_copies(const CopyList& l, void* stream) noexcept {
 Status device(void* dst, const void* a, const void* b, size_t count, Elem e, RedOp op,
               void* stream) noexcept {
   if (count == 0) return Status::ok();
-  Launcher l = (e < Elem::count_ && op < RedOp::count_) ? find_kernel<PickPairwise>(e, op) : nullptr;
+  const ops::Lowered low = ops::lower(e, op, count);
+  Launcher l = (e < Elem::count_ && op < RedOp::count_) ? find_kernel<PickPairwise>(low.e, op) : nullptr;
   if (!l)
     return make_error(Errc::internal, "no device kernel for %s on %s", op_name(op), elem_name(e));
-  cudaError_t err = l(dst, a, b, count, static_cast<cudaStream_t>(stream));
+  cudaError_t err = l(dst, a, b, low.count, static_cast<cudaStream_t>(stream));
   if (err != cudaSuccess)
     return make_error(Errc::cuda, "launch of the %s %s reduction kernel (%zu elements) failed: %s",
                       elem_name(e), op_name(op), count, cudaGetErrorString(err));

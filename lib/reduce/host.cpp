@@ -67,8 +67,9 @@ void dispatch(void* dst, const void* a, const void* b, size_t n, bool streaming)
   loop<S, Op>(dst, a, b, n);
 }
 
+// The loop for an element kind already lowered (ops::lower).
 Fn find(Elem e, RedOp op) noexcept {
-  return ops::visit_elem(ops::canonical_elem(e, op), [op](auto t) -> Fn {
+  return ops::visit_elem(e, [op](auto t) -> Fn {
     using S = typename decltype(t)::type;
     return ops::visit_op(op, [](auto o) -> Fn {
       if constexpr (ops::implemented<S, decltype(o)::value>())
@@ -82,15 +83,14 @@ Fn find(Elem e, RedOp op) noexcept {
 }  // namespace
 
 bool supported(Elem e, RedOp op) noexcept {
-  return e < Elem::count_ && op < RedOp::count_ && find(e, op) != nullptr;
+  return e < Elem::count_ && op < RedOp::count_ && find(ops::lower(e, op, 1).e, op) != nullptr;
 }
 
 Status host(void* dst, const void* a, const void* b, size_t count, Elem e, RedOp op, Store store) noexcept {
   if (count == 0) return Status::ok();
-  Fn f = supported(e, op) ? find(e, op) : nullptr;
-  if (!f)
-    return make_error(Errc::internal, "no host kernel for %s on %s", op_name(op), elem_name(e));
-  f(dst, a, b, count, store == Store::streaming);
+  if (!supported(e, op)) return make_error(Errc::internal, "no host kernel for %s on %s", op_name(op), elem_name(e));
+  const ops::Lowered l = ops::lower(e, op, count);
+  find(l.e, op)(dst, a, b, l.count, store == Store::streaming);
   return Status::ok();
 }
 

@@ -6,9 +6,13 @@
 //  - integer sum/prod wrap around (computed in the unsigned type),
 //  - land/lor/lxor give 1 or 0,
 //  - float16/bfloat16 are computed in float and rounded to nearest even,
-//  - min/max are (a < b ? a : b) / (a > b ? a : b).
-// Every supported op is commutative and bit-exact under operand swap, so a
-// fixed schedule gives the same bits on every rank.
+//  - min/max are (a < b ? a : b) / (a > b ? a : b), a NaN operand wins,
+//  - complex sums are sums of the parts, complex products follow C11 Annex
+//    G (what GCC, and so the MPI library, computes),
+//  - MINLOC/MAXLOC keep the smaller index on equal values, a NaN value wins.
+// Every supported op is commutative and bit-exact under operand swap (up to
+// the sign of equal zeros and the payload of two NaNs), so a fixed schedule
+// gives the same bits on every rank.
 #pragma once
 
 #include <cstddef>
@@ -30,7 +34,8 @@ enum class Store { cached, streaming };
 Status host(void* dst, const void* a, const void* b, size_t count, Elem e, RedOp op,
             Store store = Store::cached) noexcept;
 
-// Whether `op` is implemented for element type `e` (host and device).
+// Whether `op` is implemented for element type `e` on the host; the device
+// has the same kernels except for the host_only() elements (long double).
 bool supported(Elem e, RedOp op) noexcept;
 
 // The same on device memory, enqueued on `stream` (a cudaStream_t). Returns

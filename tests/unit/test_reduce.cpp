@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -55,12 +56,13 @@ std::uint64_t reference(Elem e, RedOp op, const void* pa, const void* pb) {
       default: return 0;
     }
   }
+  // MIN/MAX: a NaN operand wins (the first one when both are NaN).
   auto combine = [op](double x, double y) {
     switch (op) {
       case RedOp::sum: return x + y;
       case RedOp::prod: return x * y;
-      case RedOp::min: return x < y ? x : y;
-      default: return x > y ? x : y;
+      case RedOp::min: return std::isnan(x) ? x : std::isnan(y) ? y : x < y ? x : y;
+      default: return std::isnan(x) ? x : std::isnan(y) ? y : x > y ? x : y;
     }
   };
   if (e == Elem::f64) {
@@ -105,10 +107,10 @@ void fill(std::vector<unsigned char>& v, Elem e, std::mt19937& rng) {
       for (size_t k = 0; k < sz; ++k) v[i + k] = static_cast<unsigned char>(byte(rng));
       if (byte(rng) < 40) std::memset(&v[i], 0, sz);  // zeros matter to logical ops
     } else if (e == Elem::f64) {
-      double d = real(rng);
+      double d = byte(rng) < 3 ? NAN : real(rng);  // some NaNs: MIN and MAX let them win
       std::memcpy(&v[i], &d, 8);
     } else if (e == Elem::f32) {
-      float f = real(rng);
+      float f = byte(rng) < 3 ? NAN : real(rng);
       std::memcpy(&v[i], &f, 4);
     } else {
       float f = real(rng);
@@ -128,7 +130,7 @@ TEST_CASE("host reduction kernels match the reference for every type and op", "[
     for (int o = 0; o < static_cast<int>(RedOp::count_); ++o) {
       const RedOp op = static_cast<RedOp>(o);
       const bool valid = is_float(e) ? (op == RedOp::sum || op == RedOp::prod || op == RedOp::min || op == RedOp::max)
-                                     : true;
+                                     : (op != RedOp::minloc && op != RedOp::maxloc);
       CHECK(duct::reduce::supported(e, op) == valid);
       if (!valid) continue;
       const size_t sz = duct::elem_size(e);
@@ -165,6 +167,130 @@ TEST_CASE("host reduction kernels match the reference for every type and op", "[
       }
     }
   }
+}
+
+// ---- complex, long double and MINLOC/MAXLOC pairs ------------------------------
+
+template <class T>
+bool same_value(T a, T b) {
+  return (a == b && std::signbit(a) == std::signbit(b)) || (std::isnan(a) && std::isnan(b));
+}
+
+// Complex sums and products against std::complex (GCC computes products as
+// C99 Annex G, through __mulsc3 for NaN results, as the MPI library does).
+template <class F>
+void check_complex(Elem e, std::mt19937& rng) {
+  const F specials[] = {F(INFINITY), F(-INFINITY), F(NAN), F(0), F(-0.0), F(1), F(-3), F(0.5)};
+  std::uniform_int_distribution<int> pick(0, 7), coin(0, 3);
+  std::uniform_real_distribution<double> real(-10, 10);
+  const size_t n = 20000;
+  std::vector<duct::Cx<F>> a(n), b(n), out(n);
+  for (size_t i = 0; i < n; ++i) {
+    auto draw = [&] { return coin(rng) == 0 ? specials[pick(rng)] : static_cast<F>(real(rng)); };
+    a[i] = {draw(), draw()};
+    b[i] = {draw(), draw()};
+  }
+  for (RedOp op : {RedOp::sum, RedOp::prod}) {
+    INFO(duct::elem_name(e) << " " << duct::op_name(op));
+    REQUIRE(duct::reduce::host(out.data(), a.data(), b.data(), n, e, op).is_ok());
+    size_t wrong = 0;
+    for (size_t i = 0; i < n; ++i) {
+      std::complex<F> x(a[i].re, a[i].im), y(b[i].re, b[i].im);
+      std::complex<F> r = op == RedOp::sum ? x + y : y * x;
+      wrong += !(same_value(out[i].re, r.real()) && same_value(out[i].im, r.imag()));
+    }
+    CHECK(wrong == 0);
+    // Operands swapped: the same bits.
+    std::vector<duct::Cx<F>> swapped(n);
+    REQUIRE(duct::reduce::host(swapped.data(), b.data(), a.data(), n, e, op).is_ok());
+    size_t differ = 0;
+    for (size_t i = 0; i < n; ++i)
+      differ += !(same_value(out[i].re, swapped[i].re) && same_value(out[i].im, swapped[i].im));
+    CHECK(differ == 0);
+  }
+  for (RedOp op : {RedOp::min, RedOp::max, RedOp::land, RedOp::band, RedOp::minloc}) CHECK_FALSE(duct::reduce::supported(e, op));
+}
+
+template <class V, class K>
+void check_loc(Elem e, std::mt19937& rng) {
+  std::uniform_int_distribution<int> small(-3, 3), idx(0, 5), coin(0, 15);
+  const size_t n = 5003;
+  std::vector<duct::Loc<V, K>> a(n), b(n), out(n);
+  for (size_t i = 0; i < n; ++i) {
+    a[i].v = static_cast<V>(small(rng));
+    b[i].v = static_cast<V>(small(rng));
+    a[i].k = static_cast<K>(idx(rng));
+    b[i].k = static_cast<K>(idx(rng));
+    if constexpr (std::is_floating_point_v<V>) {
+      if (coin(rng) == 0) a[i].v = V(NAN);
+      if (coin(rng) == 0) b[i].v = V(NAN);
+    }
+  }
+  for (RedOp op : {RedOp::minloc, RedOp::maxloc}) {
+    INFO(duct::elem_name(e) << " " << duct::op_name(op));
+    REQUIRE(duct::reduce::host(out.data(), a.data(), b.data(), n, e, op).is_ok());
+    size_t wrong = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const auto& x = a[i];
+      const auto& y = b[i];
+      V v;
+      K k;
+      const bool xn = std::isnan(static_cast<double>(x.v)), yn = std::isnan(static_cast<double>(y.v));
+      if (xn || yn) {  // a NaN wins; the smaller index among NaNs
+        v = xn ? x.v : y.v;
+        k = xn && yn ? std::min(x.k, y.k) : xn ? x.k : y.k;
+      } else if (x.v == y.v) {
+        v = x.v;
+        k = std::min(x.k, y.k);  // MPI-4.0 §6.9.4: the smaller index
+      } else {
+        const bool first = op == RedOp::minloc ? x.v < y.v : x.v > y.v;
+        v = first ? x.v : y.v;
+        k = first ? x.k : y.k;
+      }
+      wrong += !(same_value(static_cast<double>(out[i].v), static_cast<double>(v)) && out[i].k == k);
+    }
+    CHECK(wrong == 0);
+  }
+  for (RedOp op : {RedOp::sum, RedOp::min, RedOp::max, RedOp::band}) CHECK_FALSE(duct::reduce::supported(e, op));
+}
+
+TEST_CASE("complex, long double and pair kernels match their references", "[reduce]") {
+  std::mt19937 rng(99);
+  check_complex<float>(Elem::c32, rng);
+  check_complex<double>(Elem::c64, rng);
+  check_complex<long double>(Elem::cldbl, rng);
+  check_loc<float, int>(Elem::f32_i32, rng);
+  check_loc<double, int>(Elem::f64_i32, rng);
+  check_loc<long, int>(Elem::long_i32, rng);
+  check_loc<int, int>(Elem::i32_i32, rng);
+  check_loc<short, int>(Elem::i16_i32, rng);
+  check_loc<long double, int>(Elem::ldbl_i32, rng);
+  check_loc<float, float>(Elem::f32_f32, rng);
+  check_loc<double, double>(Elem::f64_f64, rng);
+
+  // long double: the arithmetic ops, NaN winning MIN and MAX.
+  const size_t n = 3001;
+  std::vector<long double> a(n), b(n), out(n);
+  std::uniform_real_distribution<double> real(-1e6, 1e6);
+  for (size_t i = 0; i < n; ++i) {
+    a[i] = i % 97 == 0 ? NAN : static_cast<long double>(real(rng)) / 3;
+    b[i] = static_cast<long double>(real(rng)) / 7;
+  }
+  for (RedOp op : {RedOp::sum, RedOp::prod, RedOp::min, RedOp::max}) {
+    INFO("long double " << duct::op_name(op));
+    REQUIRE(duct::reduce::host(out.data(), a.data(), b.data(), n, Elem::ldbl, op).is_ok());
+    size_t wrong = 0;
+    for (size_t i = 0; i < n; ++i) {
+      long double x = a[i], y = b[i];
+      long double r = op == RedOp::sum ? x + y : op == RedOp::prod ? x * y
+                      : std::isnan(x) ? x : op == RedOp::min ? (x < y ? x : y) : (x > y ? x : y);
+      wrong += !same_value(out[i], r);
+    }
+    CHECK(wrong == 0);
+  }
+  CHECK_FALSE(duct::reduce::supported(Elem::ldbl, RedOp::band));
+  CHECK(duct::host_only(Elem::ldbl));
+  CHECK_FALSE(duct::host_only(Elem::c64));
 }
 
 TEST_CASE("unsupported combinations are refused, not computed", "[reduce]") {
