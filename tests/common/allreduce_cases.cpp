@@ -65,16 +65,6 @@ const TType kTypes[] = {
 };
 #undef T
 
-struct TOp {
-  const char* name;
-  MPI_Op mpi;
-  RedOp op;
-};
-const TOp kOps[] = {{"MPI_SUM", MPI_SUM, RedOp::sum},    {"MPI_PROD", MPI_PROD, RedOp::prod},
-                    {"MPI_MIN", MPI_MIN, RedOp::min},    {"MPI_MAX", MPI_MAX, RedOp::max},
-                    {"MPI_LAND", MPI_LAND, RedOp::land}, {"MPI_LOR", MPI_LOR, RedOp::lor},
-                    {"MPI_LXOR", MPI_LXOR, RedOp::lxor}, {"MPI_BAND", MPI_BAND, RedOp::band},
-                    {"MPI_BOR", MPI_BOR, RedOp::bor},    {"MPI_BXOR", MPI_BXOR, RedOp::bxor}};
 
 // The MPI library cannot reduce 16-bit floats: the reference reduces them
 // with a user op in float, as an application would.
@@ -153,24 +143,19 @@ void run_case(const TType& t, const TOp& o, std::size_t count, bool in_place, MP
   CHECK(rc == MPI_SUCCESS);
 
   std::vector<unsigned char> out = recv.download();
-  std::size_t wrong = 0, first = count;
-  for (std::size_t i = 0; i < count; ++i) {
-    if (std::memcmp(out.data() + guard + i * esz, ref.data() + i * esz, esz) != 0) {
-      if (!wrong) first = i;
-      ++wrong;
-    }
-  }
+  std::size_t first;
+  const std::size_t wrong = count_differing(
+      count, [&](std::size_t i) { return std::memcmp(out.data() + guard + i * esz, ref.data() + i * esz, esz) == 0; },
+      &first);
   INFO("first differing element " << first);
   CHECK(wrong == 0);
-  bool guards_ok = true;
-  for (std::size_t i = 0; i < guard; ++i) guards_ok = guards_ok && out[i] == 0xa5 && out[guard + bytes + i] == 0xa5;
-  CHECK(guards_ok);
+  CHECK(guards_intact(out, guard, bytes));
   if (!in_place) CHECK(send.download() == input);  // the send buffer is read only
 
   // Sampled check against the formula (independent of MPI and duct).
   if (t.cat != Category::logical && count > 0) {
     std::size_t step = count > 5000 ? 97 : 1, off_formula = 0;
-    unsigned char want[8];
+    alignas(16) unsigned char want[64] = {};
     for (std::size_t i = 0; i < count; i += step) {
       bench::store(want, t.elem, bench::expected_value(n, i, o.op, t.elem));
       off_formula += std::memcmp(want, out.data() + guard + i * esz, esz) != 0;
@@ -182,7 +167,7 @@ void run_case(const TType& t, const TOp& o, std::size_t count, bool in_place, MP
 void run_matrix(MPI_Comm comm, bool large) {
   const std::size_t counts[] = {0, 1, 7, 1000003};
   for (const TType& t : kTypes) {
-    for (const TOp& o : kOps) {
+    for (const TOp& o : kRedOps) {
       if (!op_valid_for(o.op, t.cat)) continue;
       for (std::size_t count : counts) {
         if (count > 7 && !(large && t.large)) continue;

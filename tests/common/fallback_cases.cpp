@@ -1,5 +1,5 @@
 // What duct does not serve natively still gets MPI's answer: derived
-// datatypes, user-defined ops, MINLOC on pair types and intercommunicators
+// datatypes, user-defined ops and intercommunicators
 // go to the MPI library (staged through host when buffers are device
 // memory); results must equal MPI_Allreduce on host copies.
 #include <catch2/catch.hpp>
@@ -125,15 +125,6 @@ TEST_CASE("user-defined ops are served by the MPI library", "[fallback]") {
   compare(inputs(777, 3), 777, MPI_INT, op, MPI_COMM_WORLD, "user op max |x|");
   compare(inputs(777, 4), 777, MPI_INT, op, MPI_COMM_WORLD, "user op max |x|", true);
   MPI_Op_free(&op);
-}
-
-TEST_CASE("MPI_MINLOC on MPI_2INT is served by the MPI library", "[fallback]") {
-  std::vector<int> pairs(2 * 100);
-  for (int i = 0; i < 100; ++i) {
-    pairs[static_cast<size_t>(2 * i)] = (i * 13 + rank() * 5) % 17;  // value
-    pairs[static_cast<size_t>(2 * i + 1)] = rank();                  // location
-  }
-  compare(pairs, 100, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD, "MPI_2INT MPI_MINLOC");
 }
 
 TEST_CASE("intercommunicators are served by the MPI library", "[fallback]") {

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/dtype.hpp"
 #include "memory/cuda.hpp"
 
 namespace duct::test {
@@ -71,6 +72,37 @@ struct IBuf {
     return out;
   }
 };
+
+// The predefined reduction ops duct serves natively, by MPI handle.
+struct TOp {
+  const char* name;
+  MPI_Op mpi;
+  RedOp op;
+};
+inline const TOp kRedOps[] = {
+    {"MPI_SUM", MPI_SUM, RedOp::sum},       {"MPI_PROD", MPI_PROD, RedOp::prod},       {"MPI_MIN", MPI_MIN, RedOp::min},
+    {"MPI_MAX", MPI_MAX, RedOp::max},       {"MPI_LAND", MPI_LAND, RedOp::land},       {"MPI_LOR", MPI_LOR, RedOp::lor},
+    {"MPI_LXOR", MPI_LXOR, RedOp::lxor},    {"MPI_BAND", MPI_BAND, RedOp::band},       {"MPI_BOR", MPI_BOR, RedOp::bor},
+    {"MPI_BXOR", MPI_BXOR, RedOp::bxor},    {"MPI_MINLOC", MPI_MINLOC, RedOp::minloc}, {"MPI_MAXLOC", MPI_MAXLOC, RedOp::maxloc}};
+
+// Whether the `guard` bytes on either side of `bytes` of payload in `out`
+// (a downloaded receive buffer) still hold the fill byte 0xa5.
+inline bool guards_intact(const std::vector<unsigned char>& out, std::size_t guard, std::size_t bytes) {
+  for (std::size_t i = 0; i < guard; ++i)
+    if (out[i] != 0xa5 || out[guard + bytes + i] != 0xa5) return false;
+  return true;
+}
+
+// Count the elements i < n for which `same(i)` is false; `first` gets the
+// first of them (n when none).
+template <class Same>
+std::size_t count_differing(std::size_t n, Same&& same, std::size_t* first) {
+  std::size_t wrong = 0;
+  *first = n;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!same(i) && !wrong++) *first = i;
+  return wrong;
+}
 
 // Run the Catch2 session under MPI; the exit status is nonzero when any
 // rank failed. `kind` is the suite's memory kind; with MemKind::device and no
