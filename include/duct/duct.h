@@ -169,15 +169,32 @@ int DUCT_Error_class(DUCT_Errclass which);
  *             (MPI_INT, MPI_LONG, MPI_UNSIGNED, MPI_SIGNED_CHAR, ...),
  *             MPI_CHAR, MPI_AINT, MPI_COUNT (as the integer of their size,
  *             as Open MPI and MPICH reduce them), MPI_FLOAT, MPI_DOUBLE,
- *             DUCT_FLOAT16, DUCT_BFLOAT16, MPI_C_BOOL, MPI_BYTE, and the
- *             Fortran MPI_REAL, MPI_DOUBLE_PRECISION, MPI_INTEGER, MPI_REALn,
- *             MPI_INTEGERn (by the sizes MPI reports; no logical ops on
- *             Fortran integers); any other committed datatype through the
- *             MPI library.
- *   op        natively: MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX (integers and
- *             floats), MPI_LAND, MPI_LOR, MPI_LXOR (integers, MPI_C_BOOL),
- *             MPI_BAND, MPI_BOR, MPI_BXOR (integers, MPI_BYTE); any other op
- *             through the MPI library.
+ *             MPI_LONG_DOUBLE, DUCT_FLOAT16, DUCT_BFLOAT16, MPI_C_BOOL,
+ *             MPI_CXX_BOOL, MPI_BYTE; the complex types MPI_C_FLOAT_COMPLEX
+ *             (= MPI_C_COMPLEX), MPI_C_DOUBLE_COMPLEX,
+ *             MPI_C_LONG_DOUBLE_COMPLEX and their MPI_CXX_ twins; the pair
+ *             types MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT,
+ *             MPI_SHORT_INT, MPI_LONG_DOUBLE_INT; and the Fortran MPI_REAL,
+ *             MPI_DOUBLE_PRECISION, MPI_INTEGER, MPI_REALn, MPI_INTEGERn,
+ *             MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_COMPLEXn, MPI_LOGICAL,
+ *             MPI_2REAL, MPI_2DOUBLE_PRECISION, MPI_2INTEGER (by the sizes
+ *             and layouts the MPI library reports; no logical ops on Fortran
+ *             integers). Long double types have no device kernel: on device
+ *             buffers duct reduces them on host copies. `duct-info -t` lists
+ *             every datatype x op. Any other committed datatype (derived
+ *             types, MPI_WCHAR, MPI_OFFSET) goes through the MPI library.
+ *             The padding bytes inside pair elements (4 in MPI_DOUBLE_INT)
+ *             of recvbuf are not preserved: they receive an input's padding.
+ *   op        natively: MPI_SUM, MPI_PROD (integers, floats, complex),
+ *             MPI_MIN, MPI_MAX (integers and floats), MPI_LAND, MPI_LOR,
+ *             MPI_LXOR (C integers, MPI_C_BOOL, MPI_CXX_BOOL, MPI_LOGICAL),
+ *             MPI_BAND, MPI_BOR, MPI_BXOR (integers, MPI_BYTE), MPI_MINLOC,
+ *             MPI_MAXLOC (pair types; equal values keep the smaller index,
+ *             MPI-4.0 §6.9.4); any other op through the MPI library. Complex
+ *             products follow C11 Annex G (as the MPI library, compiled C,
+ *             computes them). MPI does not define MIN, MAX, MINLOC or MAXLOC
+ *             on NaN; in duct a NaN wins (for pairs, the smaller index among
+ *             NaN values), the same on every rank.
  *   comm      any intracommunicator (MPI_COMM_WORLD, splits, dups, any size).
  *
  * Algorithms: recursive doubling for small vectors (Thakur, Rabenseifner,
