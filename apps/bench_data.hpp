@@ -129,6 +129,11 @@ inline bool same_loc(const void* a, const void* b) {
   auto x = load_as<Loc<V, K>>(a), y = load_as<Loc<V, K>>(b);
   return x.v == y.v && x.k == y.k;
 }
+template <class T>
+inline bool same_cx(const void* a, const void* b) {
+  auto x = load_as<Cx<T>>(a), y = load_as<Cx<T>>(b);
+  return x.re == y.re && x.im == y.im;
+}
 
 // Whether two elements hold the same value: bytes for integers and floats,
 // values for complex (the sign of a zero imaginary part depends on the
@@ -136,13 +141,10 @@ inline bool same_loc(const void* a, const void* b) {
 // the two fields of a pair (not its padding).
 inline bool same(Elem e, const void* a, const void* b) {
   switch (e) {
-    case Elem::c32: { auto x = load_as<Cx<float>>(a), y = load_as<Cx<float>>(b); return x.re == y.re && x.im == y.im; }
-    case Elem::c64: { auto x = load_as<Cx<double>>(a), y = load_as<Cx<double>>(b); return x.re == y.re && x.im == y.im; }
+    case Elem::c32: return same_cx<float>(a, b);
+    case Elem::c64: return same_cx<double>(a, b);
     case Elem::ldbl: return load_as<long double>(a) == load_as<long double>(b);
-    case Elem::cldbl: {
-      auto x = load_as<Cx<long double>>(a), y = load_as<Cx<long double>>(b);
-      return x.re == y.re && x.im == y.im;
-    }
+    case Elem::cldbl: return same_cx<long double>(a, b);
     case Elem::f32_i32: return same_loc<float, int>(a, b);
     case Elem::f64_i32: return same_loc<double, int>(a, b);
     case Elem::long_i32: return same_loc<long, int>(a, b);

@@ -90,9 +90,13 @@ bool int_count(MPI_Count c) { return c <= INT_MAX; }
 
 // duct has no device kernel for long double (host_only()): a native
 // reduction of it on device buffers runs on host copies, so every rank stays
-// on duct's path whatever memory each one passes. `f` is held by the Entry.
-Status host_copies(Entry& e, Fallback& f, const void** sendbuf, MPI_Count scount, void** recvbuf, MPI_Count rcount,
-                   MPI_Datatype dt) {
+// on duct's path whatever memory each one passes. Other elements: nothing
+// to do. `local` is the caller's (the Entry holds a heap copy for a
+// nonblocking call).
+Status host_copies(Entry& e, Fallback& local, const Red& red, const void** sendbuf, MPI_Count scount, void** recvbuf,
+                   MPI_Count rcount, MPI_Datatype dt) {
+  if (!host_only(red.dt.elem)) return Status::ok();
+  Fallback& f = e.hold(local);
   DUCT_TRY(f.stage(*sendbuf, scount, *recvbuf, rcount, dt));
   *sendbuf = f.s;
   *recvbuf = f.r;
@@ -185,9 +189,7 @@ int allreduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count co
       return e.fail(make_error(Errc::overlap, "sendbuf = %p and recvbuf = %p overlap (%zu bytes each); use MPI_IN_PLACE",
                                sendbuf, recvbuf, bytes));
     Fallback staged_local;
-    if (host_only(red.dt.elem) &&
-        !(st = host_copies(e, e.hold(staged_local), &sendbuf, count, &recvbuf, count, dt)))
-      return e.fail(st);
+    if (!(st = host_copies(e, staged_local, red, &sendbuf, count, &recvbuf, count, dt))) return e.fail(st);
     coll::CollArgs a;
     a.coll = Coll::allreduce;
     a.call = call;
@@ -258,9 +260,7 @@ int reduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count
                                sendbuf, recvbuf));
     Fallback staged_local;
     void* root_recv = is_root ? recvbuf : nullptr;
-    if (host_only(red.dt.elem) &&
-        !(st = host_copies(e, e.hold(staged_local), &sendbuf, count, &root_recv, count, dt)))
-      return e.fail(st);
+    if (!(st = host_copies(e, staged_local, red, &sendbuf, count, &root_recv, count, dt))) return e.fail(st);
     if (is_root) recvbuf = root_recv;
     coll::CollArgs a;
     a.coll = Coll::reduce;
@@ -354,8 +354,7 @@ int reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, MPI_Cou
     if (!in_place && overlaps(sendbuf, bytes, recvbuf, mine_bytes))
       return e.fail(make_error(Errc::overlap, "sendbuf = %p and recvbuf = %p overlap; use MPI_IN_PLACE", sendbuf, recvbuf));
     Fallback staged_local;
-    if (host_only(red.dt.elem) &&
-        !(st = host_copies(e, e.hold(staged_local), &sendbuf, total, &recvbuf, in_place ? total : mine, dt)))
+    if (!(st = host_copies(e, staged_local, red, &sendbuf, total, &recvbuf, in_place ? total : mine, dt)))
       return e.fail(st);
     coll::CollArgs a;
     a.coll = v ? Coll::reduce_scatter : Coll::reduce_scatter_block;

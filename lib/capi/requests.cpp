@@ -181,7 +181,9 @@ extern "C" int DUCT_Wait(MPI_Request* request, MPI_Status* status) {
       coll::progress_pending();
     }
   }
-  h->quiet = true;  // already while waiting, as before (complete_ours sets it too)
+  // Quiet from before the wait, as it always was (complete_ours sets it
+  // again): DUCT_Wait raises the collective's error itself.
+  h->quiet = true;
   return complete_ours(h, coll::wait_pending(h->p), [&] { return PMPI_Wait(request, status); });  // complete already
 }
 

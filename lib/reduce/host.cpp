@@ -88,9 +88,10 @@ bool supported(Elem e, RedOp op) noexcept {
 
 Status host(void* dst, const void* a, const void* b, size_t count, Elem e, RedOp op, Store store) noexcept {
   if (count == 0) return Status::ok();
-  if (!supported(e, op)) return make_error(Errc::internal, "no host kernel for %s on %s", op_name(op), elem_name(e));
   const ops::Lowered l = ops::lower(e, op, count);
-  find(l.e, op)(dst, a, b, l.count, store == Store::streaming);
+  Fn f = e < Elem::count_ && op < RedOp::count_ ? find(l.e, op) : nullptr;  // one lookup per call
+  if (!f) return make_error(Errc::internal, "no host kernel for %s on %s", op_name(op), elem_name(e));
+  f(dst, a, b, l.count, store == Store::streaming);
   return Status::ok();
 }
 
