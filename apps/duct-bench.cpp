@@ -44,8 +44,9 @@ struct Options {
   std::size_t min_bytes = 8;
   std::size_t max_bytes = 64u << 20;
   double factor = 2;
-  int iters = 20;
+  int iters = 20;        // 0: as many as fit in about 0.1 s per timed block
   int warmup = 5;
+  int rounds = 1;        // -R: timed blocks per size, duct and MPI alternating; medians are printed
   int check = 1;
   int root = 0;
   std::string device = "auto";
@@ -130,7 +131,7 @@ void usage() {
       "  -b <bytes>    smallest size (default 8; k/M/G suffixes)\n"
       "  -e <bytes>    largest size (default 64M)\n"
       "  -f <factor>   size multiplier between rows (default 2)\n"
-      "  -n <iters>    timed iterations per size (default 20)\n"
+      "  -n <iters>    timed iterations per size (default 20; 0: as many as fit in about 0.1 s, from the warm-up)\n"
       "  -w <iters>    warm-up iterations (default 5)\n"
       "  -c <0|1>      check results (default 1): #wrong counts elements that differ from the exact answer\n"
       "  -d <kind>     buffers: cuda, host or auto (cuda when a device is usable; default auto)\n"
@@ -139,6 +140,8 @@ void usage() {
       "  -o <op>       sum prod min max land lor lxor band bor bxor minloc maxloc (default sum)\n"
       "  -r <root>     root of bcast, reduce, gather, scatter (default 0)\n"
       "  -m <0|1>      also time the MPI library on the same buffers (default 1)\n"
+      "  -R <rounds>   time each size in <rounds> blocks, duct out-of-place, duct in-place and MPI taking turns,\n"
+      "                and print the median block of each (default 1)\n"
       "  -N            nonblocking: time DUCT_I<coll> + MPI_Wait (and MPI_I<coll> + MPI_Wait on host buffers)\n"
       "  -O <us>       overlap mode: a computation of <us> microseconds (0: as long as the blocking collective;\n"
       "                a host loop, or a GPU kernel with device buffers) runs while a nonblocking collective is in\n"
@@ -148,7 +151,7 @@ void usage() {
 
 bool parse(int argc, char** argv, Options* o, std::string* err) {
   int c;
-  while ((c = getopt(argc, argv, "b:e:f:n:w:c:d:t:o:C:A:m:r:NO:T:h")) != -1) {
+  while ((c = getopt(argc, argv, "b:e:f:n:w:c:d:t:o:C:A:m:r:R:NO:T:h")) != -1) {
     switch (c) {
       case 'b':
       case 'e': {
@@ -168,6 +171,7 @@ bool parse(int argc, char** argv, Options* o, std::string* err) {
       case 'A': o->algo = optarg; break;
       case 'm': o->mpi = std::atoi(optarg); break;
       case 'r': o->root = std::atoi(optarg); break;
+      case 'R': o->rounds = std::atoi(optarg); break;
       case 'N': o->nonblocking = 1; break;
       case 'O': o->overlap = std::atof(optarg); break;
       case 'T': o->poll_us = std::atof(optarg); break;
@@ -176,7 +180,9 @@ bool parse(int argc, char** argv, Options* o, std::string* err) {
     }
   }
   if (o->factor <= 1 && o->max_bytes > o->min_bytes) return (*err = "-f must be > 1"), false;
-  if (o->iters < 1) return (*err = "-n must be >= 1"), false;
+  if (o->iters < 0) return (*err = "-n must be >= 0"), false;
+  if (o->rounds < 1) return (*err = "-R must be >= 1"), false;
+  if (o->iters == 0 && o->overlap >= 0) return (*err = "-n 0 is not available in overlap mode"), false;
   return true;
 }
 
@@ -311,10 +317,12 @@ int main(int argc, char** argv) {
                             "MPI_Alltoall", "MPI_Gather", "MPI_Scatter", "MPI_Barrier"};
   const std::size_t ci = static_cast<std::size_t>(std::find_if(std::begin(known), std::end(known), [&](const char* k) { return coll == k; }) - std::begin(known));
   if (rank == 0) {
-    std::printf("# duct-bench %s: %s, %d ranks on %d node(s), %s buffers, %s %s, %d iterations (+%d warm-up), "
+    std::printf("# duct-bench %s: %s, %d ranks on %d node(s), %s buffers, %s %s, %s iterations (+%d warm-up)%s, "
                 "check %s\n",
                 DUCT_Version_string(), coll.c_str(), n, nodes, dev ? "cuda device" : "host", type->name,
-                reduces ? op->name : "-", o.iters, o.warmup, o.check ? "on" : "off");
+                reduces ? op->name : "-", o.iters ? std::to_string(o.iters).c_str() : "about 0.1 s of", o.warmup,
+                o.rounds > 1 ? (" x " + std::to_string(o.rounds) + " alternating rounds, medians").c_str() : "",
+                o.check ? "on" : "off");
     if (!dev) std::printf("# host buffers: %s\n", DUCT_Query_cuda_support() ? "(-d host requested)" : cuda::unavailable_reason().c_str());
     std::printf("# selection: %s\n", o.algo.empty() ? "built-in rules (duct-info -a)" : ("forced " + o.algo).c_str());
     if (o.overlap >= 0) {
@@ -476,15 +484,15 @@ int main(int argc, char** argv) {
       if (coll == "allreduce") rc = MPI_Allreduce(sb, rb, icount, dt, mpi_op, MPI_COMM_WORLD);
       else if (coll == "reduce") rc = MPI_Reduce(sb, rb, icount, dt, mpi_op, root, MPI_COMM_WORLD);
       else if (coll == "bcast") {
-        if (rank == root) std::memcpy(rb, sb, std::min(send.bytes, recv.bytes));  // the root's data travels from recv
-        rc = MPI_Bcast(rb, icount, dt, root, MPI_COMM_WORLD);
+        // The root sends from its send buffer, as duct's call does.
+        rc = MPI_Bcast(rank == root ? const_cast<void*>(sb) : rb, icount, dt, root, MPI_COMM_WORLD);
       } else if (coll == "allgather") rc = MPI_Allgather(sb, icount, dt, rb, icount, dt, MPI_COMM_WORLD);
       else if (coll == "reduce_scatter") rc = MPI_Reduce_scatter_block(sb, rb, icount, dt, mpi_op, MPI_COMM_WORLD);
       else if (coll == "alltoall") rc = MPI_Alltoall(sb, icount, dt, rb, icount, dt, MPI_COMM_WORLD);
       else if (coll == "gather") rc = MPI_Gather(sb, icount, dt, rb, icount, dt, root, MPI_COMM_WORLD);
       else if (coll == "scatter") rc = MPI_Scatter(sb, icount, dt, rb, icount, dt, root, MPI_COMM_WORLD);
       else rc = MPI_Barrier(MPI_COMM_WORLD);
-      if (dev) (void)cuda::copy(recv.p, hr.data(), recv.bytes);
+      if (dev && !(coll == "bcast" && rank == root)) (void)cuda::copy(recv.p, hr.data(), recv.bytes);
       return rc;
     };
     // bcast reads the root's data from `send` (duct) or copies it into recv (MPI); the root's
@@ -498,17 +506,34 @@ int main(int argc, char** argv) {
       for (std::size_t i = 0; i + esz <= expect.size(); i += esz) w += !bench::same(type->elem, got.data() + i, expect.data() + i);
       return w;
     };
-    auto measure = [&](const std::function<int()>& call, bool reset_in_place, long long* wrong) -> double {
+    // The first call of each kind is checked against the exact answer.
+    auto first_call = [&](const std::function<int()>& call, bool reset_in_place) -> long long {
       if (reset_in_place) prepare_in_place();
       else recv.upload(poison.data(), poison.size());
       if (call() != MPI_SUCCESS) rc_bad = 1;
-      *wrong = o.check ? sum_over_ranks(wrong_now(reset_in_place)) : -1;
-      for (int i = 0; i < o.warmup; ++i) call();
+      return o.check ? sum_over_ranks(wrong_now(reset_in_place)) : -1;
+    };
+    // Warm-up; returns the iterations of one timed block (-n, or with -n 0
+    // as many as fit in about 0.1 s at the slowest rank's warm-up pace).
+    auto warm_up = [&](const std::function<int()>& call) -> int {
+      const int w = o.iters == 0 ? std::max(o.warmup, 2) : o.warmup;
       MPI_Barrier(MPI_COMM_WORLD);
-      double t0 = MPI_Wtime();
-      for (int i = 0; i < o.iters; ++i) call();
-      double t = (MPI_Wtime() - t0) / o.iters;
-      return max_over_ranks(t);
+      const double t0 = MPI_Wtime();
+      for (int i = 0; i < w; ++i) call();
+      if (o.iters > 0) return o.iters;
+      const double per = max_over_ranks((MPI_Wtime() - t0) / w);
+      return static_cast<int>(std::clamp(0.1 / std::max(per, 1e-9), 3.0, 200000.0));
+    };
+    auto timed_block = [&](const std::function<int()>& call, int iters) -> double {
+      MPI_Barrier(MPI_COMM_WORLD);
+      const double t0 = MPI_Wtime();
+      for (int i = 0; i < iters; ++i) call();
+      return max_over_ranks((MPI_Wtime() - t0) / iters);
+    };
+    auto median = [](std::vector<double> v) {
+      if (v.empty()) return 0.0;
+      std::sort(v.begin(), v.end());
+      return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
     };
     if (o.overlap >= 0) {
       // Overlap: blocking time, compute alone, then compute while a
@@ -586,10 +611,23 @@ int main(int argc, char** argv) {
       if (coll == "barrier" || static_cast<double>(o.max_bytes) <= static_cast<double>(o.min_bytes)) break;
       continue;
     }
-    long long w_oop = 0, w_ip = -1, w_mpi = -1;
-    double t_oop = measure([&] { return duct_call(false); }, false, &w_oop);
-    double t_ip = s.in_place ? measure([&] { return duct_call(true); }, true, &w_ip) : 0;
-    double t_mpi = o.mpi ? measure(mpi_call, false, &w_mpi) : 0;
+    // Checked first calls, warm-ups, then -R rounds of timed blocks with
+    // duct out-of-place, duct in-place and MPI taking turns.
+    const std::function<int()> oop_call = [&] { return duct_call(false); };
+    const std::function<int()> ip_call = [&] { return duct_call(true); };
+    const long long w_oop = first_call(oop_call, false);
+    const int it_oop = warm_up(oop_call);
+    const long long w_ip = s.in_place ? first_call(ip_call, true) : -1;
+    const int it_ip = s.in_place ? warm_up(ip_call) : 0;
+    const long long w_mpi = o.mpi ? first_call(mpi_call, false) : -1;
+    const int it_mpi = o.mpi ? warm_up(mpi_call) : 0;
+    std::vector<double> r_oop, r_ip, r_mpi;
+    for (int r = 0; r < o.rounds; ++r) {
+      r_oop.push_back(timed_block(oop_call, it_oop));
+      if (s.in_place) r_ip.push_back(timed_block(ip_call, it_ip));
+      if (o.mpi) r_mpi.push_back(timed_block(mpi_call, it_mpi));
+    }
+    const double t_oop = median(r_oop), t_ip = median(r_ip), t_mpi = median(r_mpi);
     total_wrong += std::max(0LL, w_oop) + std::max(0LL, w_ip);
 
     if (rank == 0) {

@@ -1,24 +1,44 @@
 #!/usr/bin/env bash
 # bench_collectives.sh [NP...]
 #
-# duct vs the MPI library for every collective at 8 B, 64 KiB and 16 MiB,
-# each line one duct-bench run (duct and MPI on the same buffers, same run).
-# Prints: collective, ranks, size, duct time, MPI time, ratio (MPI/duct:
-# above 1 means duct is faster), #wrong of duct.
+# duct vs the MPI library for every collective at every size from 8 B to
+# 32 MiB by factors of 4, and 64 MiB: for each collective one duct-bench run
+# (duct and the MPI library on the same buffers in the same processes). Each
+# size is timed in ROUNDS blocks of about 0.1 s each (duct-bench -n 0),
+# duct out-of-place, duct in-place and the MPI library taking turns, and
+# the median block of each is printed: alternating blocks keep a machine
+# whose speed drifts from favouring either side.
+#
+# Prints: collective, ranks, size (nccl-tests' size: the largest buffer of
+# one rank), duct time, MPI time, ratio (MPI/duct: above 1 means duct is
+# faster), #wrong of duct. Ends with the slowest ratio of each rank count.
+#
+# Environment: ROUNDS (default 5), COLLS (default every collective),
+# MAXSIZE (default 64M), BENCH_ARGS (extra duct-bench options, e.g. -d host).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 duct_setup >/dev/null
-[ $# -eq 0 ] && set -- 2 4
+[ $# -eq 0 ] && set -- 2
+ROUNDS=${ROUNDS:-5}
+COLLS=${COLLS:-"allreduce bcast reduce allgather reduce_scatter alltoall gather scatter barrier"}
+MAXSIZE=${MAXSIZE:-64M}
 printf '%-15s %3s %9s %12s %12s %7s %6s\n' collective np size "duct(us)" "MPI(us)" "ratio" "#wrong"
+summary=()
 for np in "$@"; do
-  for c in allreduce bcast reduce allgather reduce_scatter alltoall gather scatter barrier; do
-    for sz in 8 64K 16M; do
-      [ "$c" = barrier ] && [ "$sz" != 8 ] && continue
-      case $sz in 8) it=2000 ;; 64K) it=300 ;; *) it=10 ;; esac
-      # shellcheck disable=SC2046
-      line=$(mpirun $(duct_mpirun_args "$np") -np "$np" "$DUCTBUILD/apps/duct-bench" -C "$c" -b "$sz" -e "$sz" \
-               -n "$it" -w 3 2>/dev/null | grep -v '^#' | head -n 1)
-      echo "$line" | awk -v c="$c" -v np="$np" '{printf "%-15s %3s %9s %12s %12s %7s %6s\n", c, np, $1, $6, $14, $18, $9}'
+  worst=""
+  for c in $COLLS; do
+    runs=("-b 8 -e 32M -f 4")
+    [ "$MAXSIZE" != 32M ] && runs+=("-b $MAXSIZE -e $MAXSIZE")
+    [ "$c" = barrier ] && runs=("-b 8 -e 8")
+    for r in "${runs[@]}"; do
+      # shellcheck disable=SC2086,SC2046
+      mpirun $(duct_mpirun_args "$np") -np "$np" "$DUCTBUILD/apps/duct-bench" -C "$c" $r -n 0 -w 5 -R "$ROUNDS" \
+        ${BENCH_ARGS:-} 2>/dev/null | grep -v '^#' |
+        awk -v c="$c" -v np="$np" 'NF >= 18 {printf "%-15s %3s %9s %12s %12s %7s %6s\n", c, np, $1, $6, $14, $18, $9}'
     done
-  done
+  done | tee /tmp/bench_collectives.$$
+  worst=$(awk '$6 > 0 {print $6, $1, $3}' /tmp/bench_collectives.$$ | sort -g | head -n 1)
+  summary+=("np $np: slowest ratio $worst")
+  rm -f /tmp/bench_collectives.$$
 done
+printf '# %s\n' "${summary[@]}"
