@@ -90,9 +90,11 @@ Sched allgather_shm(Context&, const CollArgs&, std::uint32_t);
 Sched allgather_bruck(Context&, const CollArgs&, std::uint32_t);
 Sched allgather_recursive_doubling(Context&, const CollArgs&, std::uint32_t);
 Sched allgather_ring(Context&, const CollArgs&, std::uint32_t);
+Sched reduce_scatter_shm(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_scatter_recursive_halving(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_scatter_pairwise(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_scatter_ring(Context&, const CollArgs&, std::uint32_t);
+Sched alltoall_shm(Context&, const CollArgs&, std::uint32_t);
 Sched alltoall_bruck(Context&, const CollArgs&, std::uint32_t);
 Sched alltoall_pairwise(Context&, const CollArgs&, std::uint32_t);
 Sched gather_shm(Context&, const CollArgs&, std::uint32_t);
@@ -141,24 +143,26 @@ Sched doubling_allgather(Context& ctx, Link link, void* buf, MemKind kind, const
 
 // The shared-memory protocol of the shm algorithms (coll/shm.hpp). Before
 // writing its slot of sequence k a rank makes sure every rank is done with
-// k-2: `shm_claimed` looks without waiting, `shm_claim` waits; SHM_CLAIM does
+// k - kSlots: `shm_claimed` looks without waiting, `shm_claim` waits; SHM_CLAIM does
 // both. shm_publish makes this rank's slot of k visible; shm_wait_rank waits
 // for rank q's; shm_exchange publishes and waits for every rank's (after it
 // every slot of k may be read). Every algorithm ends with
 // ShmArea::finish(me, k) once it has read all it reads.
 class ShmArea;
 Sched shm_claim(ShmArea& s, std::uint64_t k, int me, int n);
-bool shm_claimed(const ShmArea& s, std::uint64_t k, int me, int n);
-void shm_publish(ShmArea& s, std::uint64_t k, int parity, int me);
-Sched shm_wait_rank(ShmArea& s, std::uint64_t k, int parity, int q);
-Sched shm_exchange(ShmArea& s, std::uint64_t k, int parity, int me, int n);
+bool shm_claimed(ShmArea& s, std::uint64_t k, int me, int n);
+void shm_publish(ShmArea& s, std::uint64_t k, int idx, int me);
+Sched shm_wait_rank(ShmArea& s, std::uint64_t k, int idx, int q);
+Sched shm_exchange(ShmArea& s, std::uint64_t k, int idx, int me, int n);
 #define SHM_CLAIM(s, k, me, n) \
   if (!::duct::coll::shm_claimed((s), (k), (me), (n))) DUCT_CO_TRY(co_await ::duct::coll::shm_claim((s), (k), (me), (n)))
 // The shm reduce: every rank writes its slot; the root (every rank when
 // `everyone`: allreduce) waits for all slots and reduces them in rank order.
 Sched shm_reduce(Context& ctx, const CollArgs& a, bool everyone);
-// After shm_exchange: reduce the n slots of `parity` in rank order into
-// `dst` (staged through host scratch when it is device memory).
-Status shm_reduce_slots(Context& ctx, ShmArea& s, int parity, const CollArgs& a, void* dst, MemKind dst_kind);
+// After shm_exchange: reduce the first `count` elements of the n slots `idx`
+// in rank order into `dst` (staged through host scratch when it is device
+// memory).
+Status shm_reduce_slots(Context& ctx, ShmArea& s, int idx, const DType& dt, RedOp op, std::size_t count, void* dst,
+                        MemKind dst_kind);
 
 }  // namespace duct::coll

@@ -10,11 +10,11 @@ namespace duct::coll {
 
 namespace {
 constexpr std::size_t kLine = 64;
-// Region layout: the done line, then two slots, each [ready sequence number
-// (8 bytes) | data], starting on a cache line.
+// Region layout: the done line, then kSlots slots, each [ready sequence
+// number (8 bytes) | data], starting on a cache line.
 constexpr std::size_t kSlotStride = (8 + ShmArea::kSlotBytes + kLine - 1) / kLine * kLine;
 constexpr std::size_t kDoneLine = kLine;
-constexpr std::size_t kEngineAt = kDoneLine + 2 * kSlotStride;
+constexpr std::size_t kEngineAt = kDoneLine + ShmArea::kSlots * kSlotStride;
 constexpr std::size_t kRegion = kEngineAt + 2 * kLine + ShmArea::kEngineBytes;
 static_assert(std::atomic_ref<std::uint64_t>::is_always_lock_free, "shared-memory flags need lock-free atomics");
 }  // namespace
@@ -47,8 +47,7 @@ Status ShmArea::create(MPI_Comm comm, int rank, int size, std::unique_ptr<ShmAre
                              : make_error(Errc::mpi, "MPI_Win_allocate_shared failed on another rank");
   }
   std::memset(mine, 0, 8);
-  std::memset(mine + kDoneLine, 0, 8);
-  std::memset(mine + kDoneLine + kSlotStride, 0, 8);
+  for (int i = 0; i < kSlots; ++i) std::memset(mine + kDoneLine + static_cast<std::size_t>(i) * kSlotStride, 0, 8);
   std::memset(mine + kEngineAt, 0, 8);
   a->base_.resize(static_cast<std::size_t>(size));
   for (int r = 0; r < size; ++r) {
@@ -75,13 +74,13 @@ ShmArea::~ShmArea() {
   if (win_ != MPI_WIN_NULL && !fin) MPI_Win_free(&win_);
 }
 
-std::uint64_t* ShmArea::ready(int r, int parity) const {
+std::uint64_t* ShmArea::ready(int r, int idx) const {
   return reinterpret_cast<std::uint64_t*>(base_[static_cast<std::size_t>(r)] + kDoneLine +
-                                          static_cast<std::size_t>(parity) * kSlotStride);
+                                          static_cast<std::size_t>(idx) * kSlotStride);
 }
 
-void* ShmArea::slot(int r, int parity) const {
-  return base_[static_cast<std::size_t>(r)] + kDoneLine + static_cast<std::size_t>(parity) * kSlotStride + 8;
+void* ShmArea::slot(int r, int idx) const {
+  return base_[static_cast<std::size_t>(r)] + kDoneLine + static_cast<std::size_t>(idx) * kSlotStride + 8;
 }
 
 std::uint64_t* ShmArea::done(int r) const {
@@ -142,45 +141,51 @@ class WaitCounter final : public Waitable {
 Sched shm_claim(ShmArea& s, std::uint64_t k, int me, int n) {
   for (int q = 0; q < n; ++q) {
     if (q == me) continue;
-    DUCT_CO_TRY(co_await WaitAwaiter<WaitCounter>{WaitCounter(s.done(q), k - 2, q, "done count")});
+    DUCT_CO_TRY(co_await WaitAwaiter<WaitCounter>{WaitCounter(s.done(q), k - ShmArea::kSlots, q, "done count")});
   }
+  s.every_rank_done(k - ShmArea::kSlots);
   co_return Status::ok();
 }
 
-bool shm_claimed(const ShmArea& s, std::uint64_t k, int me, int n) {
-  if (s.synced(k)) return true;
+bool shm_claimed(ShmArea& s, std::uint64_t k, int me, int n) {
+  if (s.writable(k)) return true;
+  // Look at every done line; remember the least, so that the next calls
+  // need no look until they catch up with it.
+  std::uint64_t least = ~std::uint64_t{0};
   for (int q = 0; q < n; ++q)
-    if (q != me && std::atomic_ref<std::uint64_t>(*s.done(q)).load(std::memory_order_acquire) + 2 < k) return false;
-  return true;
+    if (q != me) least = std::min(least, std::atomic_ref<std::uint64_t>(*s.done(q)).load(std::memory_order_acquire));
+  s.every_rank_done(least);
+  return s.writable(k);
 }
 
-void shm_publish(ShmArea& s, std::uint64_t k, int parity, int me) {
-  std::atomic_ref<std::uint64_t>(*s.ready(me, parity)).store(k, std::memory_order_release);
+void shm_publish(ShmArea& s, std::uint64_t k, int idx, int me) {
+  std::atomic_ref<std::uint64_t>(*s.ready(me, idx)).store(k, std::memory_order_release);
 }
 
-Sched shm_wait_rank(ShmArea& s, std::uint64_t k, int parity, int q) {
-  DUCT_CO_TRY(co_await WaitAwaiter<WaitCounter>{WaitCounter(s.ready(q, parity), k, q, "slot")});
+Sched shm_wait_rank(ShmArea& s, std::uint64_t k, int idx, int q) {
+  DUCT_CO_TRY(co_await WaitAwaiter<WaitCounter>{WaitCounter(s.ready(q, idx), k, q, "slot")});
   co_return Status::ok();
 }
 
-Sched shm_exchange(ShmArea& s, std::uint64_t k, int parity, int me, int n) {
-  shm_publish(s, k, parity, me);
+Sched shm_exchange(ShmArea& s, std::uint64_t k, int idx, int me, int n) {
+  shm_publish(s, k, idx, me);
   for (int q = 0; q < n; ++q) {
     if (q == me) continue;
-    DUCT_CO_TRY(co_await WaitAwaiter<WaitCounter>{WaitCounter(s.ready(q, parity), k, q, "slot")});
+    DUCT_CO_TRY(co_await WaitAwaiter<WaitCounter>{WaitCounter(s.ready(q, idx), k, q, "slot")});
   }
   // Every rank published k, so every rank had returned from k-1.
   s.saw_all(k);
   co_return Status::ok();
 }
 
-Status shm_reduce_slots(Context& ctx, ShmArea& s, int parity, const CollArgs& a, void* dst, MemKind dst_kind) {
-  const std::size_t bytes = a.count * elem_size(a.dt.elem);
+Status shm_reduce_slots(Context& ctx, ShmArea& s, int idx, const DType& dt, RedOp op, std::size_t count, void* dst,
+                        MemKind dst_kind) {
+  const std::size_t bytes = count * elem_size(dt.elem);
   void* acc = dst;
   if (dst_kind == MemKind::device) DUCT_TRY(ctx.scratch(MemKind::host, bytes, 1, &acc));
-  DUCT_TRY(copy_local(acc, MemKind::host, s.slot(0, parity), MemKind::host, bytes));
+  DUCT_TRY(copy_local(acc, MemKind::host, s.slot(0, idx), MemKind::host, bytes));
   for (int q = 1; q < s.size(); ++q)
-    DUCT_TRY(reduce_local(acc, acc, s.slot(q, parity), a.count, a.dt, a.op, MemKind::host, nullptr));
+    DUCT_TRY(reduce_local(acc, acc, s.slot(q, idx), count, dt, op, MemKind::host, nullptr));
   return acc == dst ? Status::ok() : copy_local(dst, dst_kind, acc, MemKind::host, bytes);
 }
 

@@ -2,8 +2,8 @@
 //
 // When every rank of a communicator is on one node, each rank owns a region
 // of a segment allocated with MPI_Win_allocate_shared (the MPI library
-// provides and maps the memory): two slots, double-buffered by the parity of
-// the collective's sequence number. A slot starts on a cache line with its
+// provides and maps the memory): kSlots slots, used in turn by the
+// collective's sequence number k (slot k % kSlots). A slot starts on a cache line with its
 // "ready" sequence number, and the data follows right after it, so a vector
 // of up to 56 bytes travels with its flag in one cache line. Ranks write
 // their slot, publish the sequence number with a release store, and read the
@@ -11,15 +11,18 @@
 //
 // Each region also starts with a "done" line: the sequence number of the
 // last shared-memory collective this rank finished (all its reads of other
-// ranks' slots complete). A rank may write its slot of sequence k (parity
-// k & 1) once every rank is done with k-2, the slot's previous use. Where
-// every rank publishes and waits for every rank (allreduce, allgather,
-// barrier, the root of reduce and gather), a rank that saw every rank's
-// sequence k-1 knows they had all returned from k-2, so it needs no look at
-// the done lines (synced()). The rooted algorithms need no such exchange:
-// the root of bcast or scatter writes and returns, a non-root of reduce or
-// gather writes and returns, as eager messages would, and a rank runs at most
-// two collectives ahead of the slowest reader.
+// ranks' slots complete). A rank may write its slot of sequence k once every
+// rank is done with k - kSlots, the slot's previous use. Where every rank
+// publishes and waits for every rank (allreduce, allgather, barrier, the
+// root of reduce and gather), a rank that saw every rank's sequence j knows
+// they had all returned from j-1; a look at the done lines tells the same of
+// their values. Either way the rank remembers up to which sequence number it
+// may write without looking (writable()), so a look costs a cache-line
+// transfer per peer only once every few calls. The rooted algorithms need no
+// exchange: the root of bcast or scatter writes and returns, a non-root of
+// reduce or gather writes and returns, as eager messages would, and a rank
+// runs at most kSlots collectives ahead of the slowest reader (Open MPI's
+// shared-memory "fast boxes" give eager sends the same kind of slack).
 #pragma once
 
 #include <mpi.h>
@@ -36,8 +39,16 @@ namespace duct::coll {
 
 class ShmArea {
  public:
-  // Data bytes per slot: the largest vector the shared-memory algorithms take.
-  static constexpr std::size_t kSlotBytes = 16u << 10;
+  // Data bytes per slot: the largest vector the shared-memory algorithms
+  // take. Up to 64 KiB, one copy into shared memory and one out beat a
+  // message on one node (8 us for a 32 KiB cma message against 2 us through
+  // a slot on 2 ranks here); pages of a slot are touched only as far as
+  // messages reach, so small messages cost no memory beyond the first page.
+  static constexpr std::size_t kSlotBytes = 64u << 10;
+  // Slots per rank: how many shared-memory collectives a rank may run ahead
+  // of the slowest reader.
+  static constexpr int kSlots = 8;
+  static int slot_of(std::uint64_t k) noexcept { return static_cast<int>(k % kSlots); }
 
   // Collective over `comm` (all ranks on one node). On failure every rank
   // gets an error and no area (the algorithms are then not selected).
@@ -48,9 +59,9 @@ class ShmArea {
   ~ShmArea();
 
   // Rank r's ready sequence number (access it through std::atomic_ref) and
-  // data of slot `parity`.
-  std::uint64_t* ready(int r, int parity) const;
-  void* slot(int r, int parity) const;
+  // data of slot `idx` (slot_of(k)).
+  std::uint64_t* ready(int r, int idx) const;
+  void* slot(int r, int idx) const;
   // Rank r's done sequence number (std::atomic_ref).
   std::uint64_t* done(int r) const;
   // The device engine's part of rank r's region (coll/engine.hpp): its
@@ -63,11 +74,14 @@ class ShmArea {
   void* engine_desc(int r) const;
   // This rank finished sequence k: publish it (release).
   void finish(int me, std::uint64_t k) const;
-  // This rank saw every rank publish sequence k.
-  void saw_all(std::uint64_t k) noexcept { synced_ = k; }
-  // Whether this rank may write its slot of sequence k now without looking:
-  // it saw every rank publish k-1 (or k < 3: the slots are unused).
-  bool synced(std::uint64_t k) const noexcept { return k < 3 || synced_ + 1 >= k; }
+  // This rank saw every rank publish sequence k: all had returned from k-1.
+  void saw_all(std::uint64_t k) noexcept { every_rank_done(k - 1); }
+  // Every rank is done with sequence k: slots up to k + kSlots are free.
+  void every_rank_done(std::uint64_t k) noexcept {
+    if (k + kSlots > writable_) writable_ = k + kSlots;
+  }
+  // Whether this rank may write its slot of sequence k without looking.
+  bool writable(std::uint64_t k) const noexcept { return k <= writable_; }
   int size() const noexcept { return size_; }
   // The next sequence number of a shared-memory collective (starts at 1; equal
   // on every rank because collectives on a communicator are ordered).
@@ -79,7 +93,7 @@ class ShmArea {
   int size_ = 0;
   std::vector<char*> base_;  // each rank's region, mapped here
   std::uint64_t seq_ = 0;
-  std::uint64_t synced_ = 0;
+  std::uint64_t writable_ = kSlots;  // sequence numbers 1..kSlots use fresh slots
 };
 
 }  // namespace duct::coll

@@ -56,27 +56,35 @@ bool several_nodes(const Query& q, std::string* why) {
 
 // The built-in rules. The device engine comes first wherever it exists: on
 // one node it is one kernel over the peers' buffers, against a message
-// schedule (measured on an H100, docs/benchmarks/). Crossovers measured with duct-bench -A on 2 and 4
-// ranks of the 2-core build machine (docs/benchmarks/); the reasoning:
-// flat shared memory beats messages while the payload is small; recursive
-// doubling/halving, Bruck and binomial trees need few steps (latency), rings
-// and scatter+allgather move the least data per rank (bandwidth).
+// schedule (measured on an H100, docs/benchmarks/). Crossovers measured with
+// duct-bench -A on 2 and 4 ranks of the 2-core build machine
+// (docs/benchmarks/, 2026-11-23-host-small-2core.md for the shared-memory
+// limits); the reasoning: on one node, shared memory beats messages up to
+// megabytes for bcast, reduce and allreduce, whose chunks pipeline through
+// the slots (the reductions only up to 4 ranks, where every rank or the
+// root reducing every vector is not yet more work than a ring's), and up to
+// a slot for the others; recursive doubling/halving, Bruck and binomial
+// trees need few steps (latency), rings and scatter+allgather move the
+// least data per rank (bandwidth); with 2 ranks a binomial broadcast and a
+// linear gather or scatter are one message each.
 constexpr const char* kDefaultRules =
     "allreduce/nodes:64k-inf:hierarchical;"
-    "allreduce:0-inf:engine,0-16k:shm,0-16k:recursive_doubling,16k-inf:ring;"
-    "bcast:0-inf:engine,0-16k:shm,0-64k:binomial,64k-inf:scatter_allgather;"
-    "reduce:0-inf:engine,0-16k:shm,0-64k:binomial,64k-inf:reduce_scatter_gather;"
-    "allgather:0-inf:engine,0-16k:shm,0-64k:bruck,64k-inf:ring;"
+    "allreduce:0-inf:engine;allreduce/n=1-4:0-8m:shm;"
+    "allreduce:0-16k:shm,0-16k:recursive_doubling,16k-inf:ring;"
+    "bcast:0-inf:engine,0-8m:shm;bcast/n=1-2:0-inf:binomial;bcast:0-64k:binomial,64k-inf:scatter_allgather;"
+    "reduce:0-inf:engine;reduce/n=1-4:0-8m:shm;reduce:0-16k:shm;"
+    "reduce:0-64k:binomial,64k-inf:reduce_scatter_gather;"
+    "allgather:0-inf:engine,0-512k:shm,0-64k:bruck,64k-inf:ring;"
     "allgatherv:0-inf:engine,0-64k:bruck,64k-inf:ring;"
-    "reduce_scatter_block:0-inf:engine,0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
-    "reduce_scatter:0-inf:engine,0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
-    "alltoall:0-inf:engine,0-4k:bruck,4k-inf:pairwise;"
+    "reduce_scatter_block:0-inf:engine,0-64k:shm,0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
+    "reduce_scatter:0-inf:engine,0-64k:shm,0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
+    "alltoall:0-inf:engine,0-64k:shm,0-4k:bruck,4k-inf:pairwise;"
     "alltoallv:0-inf:pairwise;"
-    "gather:0-inf:engine,0-16k:shm,0-64k:binomial,64k-inf:linear;"
+    "gather:0-inf:engine,0-512k:shm;gather/n=1-2:0-inf:linear;gather:0-64k:binomial,64k-inf:linear;"
     "gatherv:0-inf:linear;"
-    "scatter:0-inf:engine,0-16k:shm,0-64k:binomial,64k-inf:linear;"
+    "scatter:0-inf:engine,0-64k:shm;scatter/n=1-2:0-inf:linear;scatter:0-64k:binomial,64k-inf:linear;"
     "scatterv:0-inf:linear;"
-    "barrier:0-inf:shm,0-inf:dissemination";
+"barrier:0-inf:shm,0-inf:dissemination";
 
 const char* kCollNames[] = {"allreduce", "bcast",  "reduce",  "allgather", "allgatherv",
                             "reduce_scatter_block", "reduce_scatter", "alltoall", "alltoallv",
@@ -176,7 +184,7 @@ const std::vector<AlgoDesc>& algorithms() {
       {Coll::allreduce, "shm",
        "single node: every rank writes its vector to node shared memory and reduces all of them in rank order "
        "(flat shared-memory collective as in Open MPI coll/sm and UCC tl/shm)",
-       false, shm_whole},
+       false, shm_area},
       {Coll::allreduce, "recursive_doubling",
        "exchange the whole vector with partners at distance 1, 2, 4, ...; non-powers of two fold the extra ranks "
        "in first (Thakur, Rabenseifner, Gropp 2005)",
@@ -195,8 +203,10 @@ const std::vector<AlgoDesc>& algorithms() {
       {Coll::bcast, "engine",
        "device engine, one node: the root's buffer copied into every rank's by one copy kernel over CUDA IPC mappings",
        false, engine},
-      {Coll::bcast, "shm", "single node: the root writes node shared memory, every rank copies it out", false,
-       shm_whole},
+      {Coll::bcast, "shm",
+       "single node: the root writes node shared memory, every rank copies it out; larger messages in slot-sized "
+       "chunks through consecutive slots, the copies in and out pipelined",
+       false, shm_area},
       {Coll::bcast, "binomial", "binomial tree from the root, log2(n) steps (Thakur, Rabenseifner, Gropp 2005)", true,
        any},
       {Coll::bcast, "scatter_allgather",
@@ -211,8 +221,10 @@ const std::vector<AlgoDesc>& algorithms() {
       {Coll::reduce, "engine",
        "device engine, one node: RSxLD_ST, one kernel loads every rank's input and stores the result to the root",
        false, engine},
-      {Coll::reduce, "shm", "single node: every rank writes node shared memory, the root reduces in rank order", false,
-       shm_whole},
+      {Coll::reduce, "shm",
+       "single node: every rank writes node shared memory, the root reduces in rank order; larger vectors in "
+       "slot-sized chunks through consecutive slots",
+       false, shm_area},
       {Coll::reduce, "binomial", "binomial tree towards the root, log2(n) steps (Thakur, Rabenseifner, Gropp 2005)",
        true, any},
       {Coll::reduce, "reduce_scatter_gather",
@@ -239,6 +251,10 @@ const std::vector<AlgoDesc>& algorithms() {
       {Coll::reduce_scatter_block, "engine",
        "device engine, one node: RSxLD, rank j's block loaded from every rank's input and folded into rank j's output",
        false, engine},
+      {Coll::reduce_scatter_block, "shm",
+       "single node: every rank writes its vector to node shared memory, each rank reduces its block of all in rank "
+       "order (as UCC tl/shm)",
+       false, shm_whole},
       {Coll::reduce_scatter_block, "recursive_halving",
        "exchange half of the remaining vector with partners at distance n/2, n/4, ... (Thakur, Rabenseifner, Gropp "
        "2005)",
@@ -251,6 +267,10 @@ const std::vector<AlgoDesc>& algorithms() {
       {Coll::reduce_scatter, "engine",
        "device engine, one node: RSxLD, rank j's block loaded from every rank's input and folded into rank j's output",
        false, engine},
+      {Coll::reduce_scatter, "shm",
+       "single node: every rank writes its vector to node shared memory, each rank reduces its block of all in rank "
+       "order (as UCC tl/shm)",
+       false, shm_whole},
       {Coll::reduce_scatter, "recursive_halving",
        "recursive halving over blocks of different sizes (Thakur, Rabenseifner, Gropp 2005)", false, power_of_two},
       {Coll::reduce_scatter, "pairwise",
@@ -261,6 +281,9 @@ const std::vector<AlgoDesc>& algorithms() {
       {Coll::alltoall, "engine",
        "device engine, one node: one copy kernel moves block j of every rank to rank j over CUDA IPC",
        false, engine},
+      {Coll::alltoall, "shm",
+       "single node: every rank writes its blocks to node shared memory, each rank copies its block of every rank's",
+       false, shm_whole},
       {Coll::alltoall, "bruck",
        "ceil(log2 n) steps, each moving the blocks whose index has bit k set (Bruck et al. 1997)", false, any},
       {Coll::alltoall, "pairwise",

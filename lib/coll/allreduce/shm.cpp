@@ -7,11 +7,10 @@
 // collectives of Open MPI's coll/sm and UCC's tl/shm; a reduction of n
 // vectors in a fixed order gives the same bits on every rank.
 //
-// Slots are double-buffered by the parity of the sequence number k. Slot p
-// was last used at k-2; a rank writes it only when every rank is done with
-// k-2 (SHM_CLAIM: known without a look when the previous shared-memory call
-// was also an all-to-all exchange, see coll/shm.hpp), so no reader ever sees
-// a slot being overwritten. Device vectors
+// Slots are used in turn by the sequence number k (ShmArea::kSlots of
+// them). A rank writes slot k % kSlots only when every rank is done with
+// k - kSlots, its previous use (SHM_CLAIM: usually known without a look,
+// see coll/shm.hpp), so no reader ever sees a slot being overwritten. Device vectors
 // are staged through host, as with recursive doubling: at these sizes two
 // copies beat device work per peer.
 //

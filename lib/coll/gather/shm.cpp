@@ -11,7 +11,7 @@ Sched gather_shm(Context& ctx, const CollArgs& a, std::uint32_t) {
   ShmArea& s = *ctx.shm;
   const int n = ctx.size(), me = ctx.rank();
   const std::uint64_t k = s.next_seq();
-  const int p = static_cast<int>(k & 1);
+  const int p = ShmArea::slot_of(k);
   SHM_CLAIM(s, k, me, n);
   DUCT_CO_TRY(copy_local(s.slot(me, p), MemKind::host, a.sendbuf, a.send_kind, a.bytes));
   // A non-root writes and goes; the root waits for every slot.

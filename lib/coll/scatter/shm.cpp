@@ -11,7 +11,7 @@ Sched scatter_shm(Context& ctx, const CollArgs& a, std::uint32_t) {
   ShmArea& s = *ctx.shm;
   const int n = ctx.size(), me = ctx.rank();
   const std::uint64_t k = s.next_seq();
-  const int p = static_cast<int>(k & 1);
+  const int p = ShmArea::slot_of(k);
   // The root writes and goes; every other rank waits for the root's slot.
   if (me == a.root) {
     SHM_CLAIM(s, k, me, n);
