@@ -68,6 +68,7 @@ struct Entry {
   // runtime lock when the application is threaded.
   Status context(coll::Context** ctx);
   int start(const coll::CollArgs* a, MPI_Request mpi);
+  coll::Context* ctx_ = nullptr;  // set by begin() when the communicator's context is known
   std::function<Status()> then_[2];
   int nthen_ = 0;
   std::vector<std::shared_ptr<void>> keep_;
@@ -118,6 +119,8 @@ class Contig {
               const char* name = "recvbuf");
   // Unpack a receive side into the user's buffer (no-op when contiguous).
   Status finish();
+  // Whether finish() has anything to do (a packed receive side).
+  bool needs_finish() const noexcept { return packed_ && user_; }
   const void* data() const { return ptr_; }
   void* data() { return ptr_; }
   memory::MemKind kind() const { return kind_; }
@@ -165,6 +168,7 @@ class VContig {
   Status send(const void* buf, const VLayout& v, MPI_Datatype t, const TypeInfo& ti, MPI_Comm comm, const char* name);
   Status recv(void* buf, const VLayout& v, MPI_Datatype t, const TypeInfo& ti, MPI_Comm comm, const char* name);
   Status finish();  // unpack a receive side (no-op when contiguous)
+  bool needs_finish() const noexcept { return packed_ && user_; }
   void* base() const { return base_; }
   memory::MemKind kind() const { return kind_; }
   const coll::Layout& layout() const { return layout_; }

@@ -111,7 +111,7 @@ int bcast(const char* call, void* buffer, MPI_Count count, MPI_Datatype dt, int 
     a.send_kind = a.recv_kind = c.kind();
     a.bytes = bytes;
     a.root = root;
-    e.then([&c] { return c.finish(); });
+    if (c.needs_finish()) e.then([&c] { return c.finish(); });
     return e.run(a);
   });
 }
@@ -188,7 +188,7 @@ int all_blocks(const char* call, Coll coll, const void* sendbuf, MPI_Count sendc
       a.sendbuf = s.data();
       a.send_kind = s.kind();
     }
-    e.then([&r] { return r.finish(); });
+    if (r.needs_finish()) e.then([&r] { return r.finish(); });
     return e.run(a);
   });
 }
@@ -264,7 +264,7 @@ int allgatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_D
       a.sendbuf = s.data();
       a.send_kind = s.kind();
     }
-    e.then([&r] { return r.finish(); });
+    if (r.needs_finish()) e.then([&r] { return r.finish(); });
     return e.run(a);
   });
 }
@@ -337,7 +337,7 @@ int alltoallv(const char* call, const void* sendbuf, const std::vector<MPI_Count
       a.send_kind = s.kind();
       a.send_layout = s.layout();
     }
-    e.then([&r] { return r.finish(); });
+    if (r.needs_finish()) e.then([&r] { return r.finish(); });
     return e.run(a);
   });
 }
@@ -441,10 +441,8 @@ int gather(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, M
     }
     if (!is_root) a.recv_kind = a.send_kind;
     if (is_root) {
-      if (v)
-        e.then([&rvc] { return rvc.finish(); });
-      else
-        e.then([&r] { return r.finish(); });
+      if (v && rvc.needs_finish()) e.then([&rvc] { return rvc.finish(); });
+      if (!v && r.needs_finish()) e.then([&r] { return r.finish(); });
     }
     return e.run(a);
   });
@@ -541,7 +539,7 @@ int scatter(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, 
       a.recv_kind = r.kind();
     }
     if (!is_root) a.send_kind = a.recv_kind;
-    e.then([&r] { return r.finish(); });
+    if (r.needs_finish()) e.then([&r] { return r.finish(); });
     return e.run(a);
   });
 }

@@ -152,8 +152,26 @@ class ShmArea;
 Sched shm_claim(ShmArea& s, std::uint64_t k, int me, int n);
 bool shm_claimed(ShmArea& s, std::uint64_t k, int me, int n);
 void shm_publish(ShmArea& s, std::uint64_t k, int idx, int me);
-Sched shm_wait_rank(ShmArea& s, std::uint64_t k, int idx, int q);
-Sched shm_exchange(ShmArea& s, std::uint64_t k, int idx, int me, int n);
+// The waits are awaitables rather than coroutines: no frame of their own on
+// the small-message path.
+class WaitShm final : public Waitable {
+ public:
+  // all: every rank but `rank` published sequence k in slot idx (and the
+  // area then knows every rank saw k-1 through); else rank `rank` did.
+  WaitShm(ShmArea& s, std::uint64_t k, int idx, int rank, bool all) : s_(&s), k_(k), idx_(idx), rank_(rank), all_(all) {}
+  void poll(bool* ready) override;
+  std::string describe() const override;
+
+ private:
+  int waiting_for() const;
+  ShmArea* s_;
+  std::uint64_t k_;
+  int idx_, rank_;
+  bool all_;
+  int next_ = 0;  // all: ranks below it have published
+};
+WaitAwaiter<WaitShm> shm_wait_rank(ShmArea& s, std::uint64_t k, int idx, int q);
+WaitAwaiter<WaitShm> shm_exchange(ShmArea& s, std::uint64_t k, int idx, int me, int n);
 #define SHM_CLAIM(s, k, me, n) \
   if (!::duct::coll::shm_claimed((s), (k), (me), (n))) DUCT_CO_TRY(co_await ::duct::coll::shm_claim((s), (k), (me), (n)))
 // The shm reduce: every rank writes its slot; the root (every rank when

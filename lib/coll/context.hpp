@@ -38,6 +38,8 @@ namespace duct::coll {
 class ShmArea;
 class Engine;
 class Pending;
+class Sched;
+struct CollArgs;
 
 class Context {
  public:
@@ -77,6 +79,8 @@ class Context {
     int fallback = -1;    // when algo is the device engine: the algorithm without it
     int generation = -1;  // of the rules it was made with
     bool device = false;
+    const char* name = "";             // algo's name
+    Sched (*fn)(Context&, const CollArgs&, std::uint32_t) = nullptr;  // what runs (the fallback's under the engine)
   };
   LastChoice last_choice[static_cast<int>(select::Coll::count_)];
 
@@ -118,6 +122,10 @@ class Runtime {
 
   // The context of `comm`, created collectively on first use.
   Status context(MPI_Comm comm, Context** out);
+  // The context of `comm` if it is the communicator of the last call
+  // (without MPI_THREAD_MULTIPLE), else nullptr: no MPI call, no lookup.
+  // Only a live intracommunicator has one (its delete callback clears it).
+  Context* last_context(MPI_Comm comm) const noexcept { return comm == last_comm_ ? last_ctx_ : nullptr; }
 
   const select::Table& table() const noexcept { return table_; }
   // Replace the rules (DUCT_Tune); bumps rules_generation().

@@ -178,13 +178,14 @@ Status plan_collective(Context& ctx, const CollArgs& a, Plan* out) {
       without.engine = false;
       fallback = rt->table().choose(without);
     }
-    last = {q.bytes, algo, fallback, rt->rules_generation(), q.device};
+    last = {q.bytes, algo, fallback, rt->rules_generation(), q.device,
+            algo >= 0 ? select::algorithms()[static_cast<size_t>(algo)].name : "", impl_of(fallback >= 0 ? fallback : algo)};
   }
   const int algo = last.algo;
   out->engine = last.fallback >= 0;
-  out->fn = impl_of(out->engine ? last.fallback : algo);
+  out->fn = last.fn;
   if (!out->fn) return make_error(Errc::internal, "%s: algorithm %d has no implementation", a.call, algo);
-  out->name = select::algorithms()[static_cast<size_t>(algo)].name;
+  out->name = last.name;
   out->bytes = q.bytes;
 
   if (log::enabled(log::Level::info, log::Subsys::coll)) {

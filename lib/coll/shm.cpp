@@ -162,20 +162,50 @@ void shm_publish(ShmArea& s, std::uint64_t k, int idx, int me) {
   std::atomic_ref<std::uint64_t>(*s.ready(me, idx)).store(k, std::memory_order_release);
 }
 
-Sched shm_wait_rank(ShmArea& s, std::uint64_t k, int idx, int q) {
-  DUCT_CO_TRY(co_await WaitAwaiter<WaitCounter>{WaitCounter(s.ready(q, idx), k, q, "slot")});
-  co_return Status::ok();
+namespace {
+bool published(const ShmArea& s, int q, int idx, std::uint64_t k) {
+  return std::atomic_ref<std::uint64_t>(*s.ready(q, idx)).load(std::memory_order_acquire) >= k;
+}
+}  // namespace
+
+int WaitShm::waiting_for() const {
+  if (!all_) return published(*s_, rank_, idx_, k_) ? -1 : rank_;
+  for (int q = next_; q < s_->size(); ++q)
+    if (q != rank_ && !published(*s_, q, idx_, k_)) return q;
+  return -1;
 }
 
-Sched shm_exchange(ShmArea& s, std::uint64_t k, int idx, int me, int n) {
-  shm_publish(s, k, idx, me);
-  for (int q = 0; q < n; ++q) {
-    if (q == me) continue;
-    DUCT_CO_TRY(co_await WaitAwaiter<WaitCounter>{WaitCounter(s.ready(q, idx), k, q, "slot")});
+void WaitShm::poll(bool* ready) {
+  // A few looks before giving control back: a value about to arrive is seen at once.
+  for (int i = 0; i < 64; ++i) {
+    if (!all_) {
+      if (published(*s_, rank_, idx_, k_)) return void(*ready = true);
+      continue;
+    }
+    while (next_ < s_->size() && (next_ == rank_ || published(*s_, next_, idx_, k_))) ++next_;
+    if (next_ == s_->size()) {
+      s_->saw_all(k_);  // every rank published k, so every rank had returned from k-1
+      return void(*ready = true);
+    }
   }
-  // Every rank published k, so every rank had returned from k-1.
-  s.saw_all(k);
-  co_return Status::ok();
+  *ready = false;
+}
+
+std::string WaitShm::describe() const {
+  const int q = waiting_for();
+  if (q < 0) return "shared-memory slots (all published)";
+  return strprintf("rank %d's shared-memory slot to reach sequence %llu (it is at %llu)", q,
+                   static_cast<unsigned long long>(k_),
+                   static_cast<unsigned long long>(std::atomic_ref<std::uint64_t>(*s_->ready(q, idx_)).load()));
+}
+
+WaitAwaiter<WaitShm> shm_wait_rank(ShmArea& s, std::uint64_t k, int idx, int q) {
+  return WaitAwaiter<WaitShm>{WaitShm(s, k, idx, q, false)};
+}
+
+WaitAwaiter<WaitShm> shm_exchange(ShmArea& s, std::uint64_t k, int idx, int me, int) {
+  shm_publish(s, k, idx, me);
+  return WaitAwaiter<WaitShm>{WaitShm(s, k, idx, me, true)};
 }
 
 Status shm_reduce_slots(Context& ctx, ShmArea& s, int idx, const DType& dt, RedOp op, std::size_t count, void* dst,

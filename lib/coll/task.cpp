@@ -22,12 +22,12 @@ namespace duct::coll {
 
 namespace {
 // Size classes of 512 bytes up to 8 KiB, a few frames kept per class; larger
-// frames go to operator new. One pool per thread: no locked instruction on
-// the call path (a locked instruction waits for the stores before it, and
-// those are the shared-memory flags other cores hold, so a spinlock here
-// cost 0.05-0.1 us of every small collective). A frame freed on another
-// thread than it was allocated on just joins that thread's pool; a thread's
-// pool is released when the thread ends.
+// frames go to operator new. No locked instruction on the call path (a
+// locked instruction waits for the stores before it, and those are the
+// shared-memory flags other cores hold, so a spinlock here cost 0.05-0.1 us
+// of every small collective). A frame freed on another thread than it was
+// allocated on just joins that thread's pool; a thread's pool is released
+// when the thread ends.
 constexpr std::size_t kClassBytes = 512;
 constexpr std::size_t kClasses = 16;
 constexpr std::size_t kKeep = 8;
@@ -39,14 +39,26 @@ struct FramePool {
       for (std::size_t i = 0; i < count[c]; ++i) ::operator delete(free[c][i]);
   }
 };
+// Without MPI_THREAD_MULTIPLE one thread at a time is inside duct, so one
+// process-wide pool serves it: a thread-local pool in a shared library costs
+// a __tls_get_addr call per access (several per collective), and the
+// initial-exec TLS model that avoids it cannot be loaded by dlopen (Python)
+// once the process's static TLS surplus is used up. Threaded applications
+// get a pool per thread. Before the runtime is up nothing is pooled.
+FramePool g_frames;
 thread_local FramePool t_frames;
+
+FramePool* frames() {
+  Runtime* rt = Runtime::ready();
+  if (!rt) return nullptr;
+  return rt->threaded() ? &t_frames : &g_frames;
+}
 }  // namespace
 
 void* frame_alloc(std::size_t bytes) {
   std::size_t c = (bytes + kClassBytes - 1) / kClassBytes - 1;
-  if (c < kClasses) {
-    FramePool& f = t_frames;
-    if (f.count[c] > 0) return f.free[c][--f.count[c]];
+  if (c < kClasses) {  // whole classes even unpooled: the frame may be freed into a pool
+    if (FramePool* f = frames(); f && f->count[c] > 0) return f->free[c][--f->count[c]];
     return ::operator new((c + 1) * kClassBytes);
   }
   return ::operator new(bytes);
@@ -54,8 +66,9 @@ void* frame_alloc(std::size_t bytes) {
 
 void frame_free(void* p, std::size_t bytes) noexcept {
   std::size_t c = (bytes + kClassBytes - 1) / kClassBytes - 1;
-  if (c < kClasses) {
-    FramePool& f = t_frames;
+  FramePool* pool = c < kClasses ? frames() : nullptr;
+  if (pool) {
+    FramePool& f = *pool;
     if (f.count[c] < kKeep) {
       f.free[c][f.count[c]++] = p;
       return;

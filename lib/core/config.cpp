@@ -173,12 +173,17 @@ Status apply(const Var& v, const char* value, Config* c) {
   return make_error(Errc::internal, "config row %s has no parser", v.name);
 }
 
-Config g_config;
 Status g_status;
-std::atomic<bool> g_loaded{false};
 std::mutex g_load_mutex;
 
 }  // namespace
+
+namespace detail {
+Config g_config;
+std::atomic<bool> g_loaded{false};
+}  // namespace detail
+using detail::g_config;
+using detail::g_loaded;
 
 std::span<const Var> table() noexcept { return kTable; }
 
@@ -204,9 +209,8 @@ Status parse(const Env& env, Config* out) {
   return first;
 }
 
-const Config& get() {
-  // An atomic fast path: std::call_once costs a thread-local lookup per call.
-  if (g_loaded.load(std::memory_order_acquire)) return g_config;
+const Config& detail::load() {
+  // The slow path of get() (std::call_once would cost a thread-local lookup per call).
   std::lock_guard<std::mutex> lock(g_load_mutex);
   if (g_loaded.load(std::memory_order_relaxed)) return g_config;
   {

@@ -5,6 +5,8 @@
 // generated from it. Nothing else in duct calls getenv() for DUCT_*.
 #pragma once
 
+#include <atomic>
+
 #include <cstddef>
 #include <functional>
 #include <span>
@@ -60,8 +62,19 @@ Env process_env();
 // `out` then holds defaults for the rows that failed.
 Status parse(const Env& env, Config* out);
 
-// The process configuration, parsed from the environment once (thread safe).
-const Config& get();
+// The process configuration, parsed from the environment once (thread
+// safe). Inline: every call asks it several times, and once it is loaded
+// the answer is one acquire load.
+namespace detail {
+extern Config g_config;
+extern std::atomic<bool> g_loaded;
+const Config& load();
+}  // namespace detail
+inline const Config& get() {
+  if (detail::g_loaded.load(std::memory_order_acquire)) [[likely]]
+    return detail::g_config;
+  return detail::load();
+}
 // The status of that parse (ok, or the first invalid variable).
 const Status& load_status();
 
