@@ -177,6 +177,9 @@ WaitAwaiter<WaitShm> shm_exchange(ShmArea& s, std::uint64_t k, int idx, int me, 
 // The shm reduce: every rank writes its slot; the root (every rank when
 // `everyone`: allreduce) waits for all slots and reduces them in rank order.
 Sched shm_reduce(Context& ctx, const CollArgs& a, bool everyone);
+// The shm gather: every rank writes its block; the root (every rank when
+// `everyone`: allgather) waits for all slots and copies them out.
+Sched shm_gather(Context& ctx, const CollArgs& a, bool everyone);
 // After shm_exchange: reduce the first `count` elements of the n slots `idx`
 // in rank order into `dst` (staged through host scratch when it is device
 // memory).

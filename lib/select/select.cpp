@@ -25,21 +25,6 @@ bool shm_area(const Query& q, std::string* why) {
   return true;
 }
 
-// The whole payload sits in one rank's slot (allreduce, reduce, bcast, scatter).
-bool shm_whole(const Query& q, std::string* why) {
-  if (!shm_area(q, why)) return false;
-  if (q.bytes > q.shm_bytes) return (*why = "the payload is larger than a shared-memory slot"), false;
-  return true;
-}
-
-// Each rank's share sits in its own slot (allgather, gather).
-bool shm_share(const Query& q, std::string* why) {
-  if (!shm_area(q, why)) return false;
-  if (q.bytes / static_cast<std::size_t>(q.comm_size > 0 ? q.comm_size : 1) > q.shm_bytes)
-    return (*why = "a rank's share is larger than a shared-memory slot"), false;
-  return true;
-}
-
 // The device engine decides with the other ranks whether every rank's
 // buffers qualify (coll/engine.hpp); here only what this rank knows.
 bool engine(const Query& q, std::string* why) {
@@ -60,13 +45,13 @@ bool several_nodes(const Query& q, std::string* why) {
 // duct-bench -A on 2 and 4 ranks of the 2-core build machine
 // (docs/benchmarks/, 2026-11-23-host-small-2core.md for the shared-memory
 // limits); the reasoning: on one node, shared memory beats messages up to
-// megabytes for bcast, reduce and allreduce, whose chunks pipeline through
-// the slots (the reductions only up to 4 ranks, where every rank or the
-// root reducing every vector is not yet more work than a ring's), and up to
-// a slot for the others; recursive doubling/halving, Bruck and binomial
-// trees need few steps (latency), rings and scatter+allgather move the
-// least data per rank (bandwidth); with 2 ranks a binomial broadcast and a
-// linear gather or scatter are one message each.
+// megabytes for bcast, gather, reduce and allreduce, whose chunks pipeline
+// through the slots (the reductions only up to 4 ranks, where every rank or
+// the root reducing every vector is not yet more work than a ring's), and
+// up to a few slots for the others; recursive doubling/halving, Bruck and
+// binomial trees need few steps (latency), rings and scatter+allgather move
+// the least data per rank (bandwidth); with 2 ranks a binomial broadcast
+// and a linear gather or scatter are one message each.
 constexpr const char* kDefaultRules =
     "allreduce/nodes:64k-inf:hierarchical;"
     "allreduce:0-inf:engine;allreduce/n=1-4:0-8m:shm;"
@@ -76,13 +61,13 @@ constexpr const char* kDefaultRules =
     "reduce:0-64k:binomial,64k-inf:reduce_scatter_gather;"
     "allgather:0-inf:engine,0-512k:shm,0-64k:bruck,64k-inf:ring;"
     "allgatherv:0-inf:engine,0-64k:bruck,64k-inf:ring;"
-    "reduce_scatter_block:0-inf:engine,0-64k:shm,0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
-    "reduce_scatter:0-inf:engine,0-64k:shm,0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
-    "alltoall:0-inf:engine,0-64k:shm,0-4k:bruck,4k-inf:pairwise;"
+    "reduce_scatter_block:0-inf:engine,0-128k:shm,0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
+    "reduce_scatter:0-inf:engine,0-128k:shm,0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
+    "alltoall:0-inf:engine,0-256k:shm,0-4k:bruck,4k-inf:pairwise;"
     "alltoallv:0-inf:pairwise;"
-    "gather:0-inf:engine,0-512k:shm;gather/n=1-2:0-inf:linear;gather:0-64k:binomial,64k-inf:linear;"
+    "gather:0-inf:engine,0-8m:shm;gather/n=1-2:0-inf:linear;gather:0-64k:binomial,64k-inf:linear;"
     "gatherv:0-inf:linear;"
-    "scatter:0-inf:engine,0-64k:shm;scatter/n=1-2:0-inf:linear;scatter:0-64k:binomial,64k-inf:linear;"
+    "scatter:0-inf:engine,0-512k:shm;scatter/n=1-2:0-inf:linear;scatter:0-64k:binomial,64k-inf:linear;"
     "scatterv:0-inf:linear;"
 "barrier:0-inf:shm,0-inf:dissemination";
 
@@ -233,8 +218,9 @@ const std::vector<AlgoDesc>& algorithms() {
       {Coll::allgather, "engine",
        "device engine, one node: one copy kernel moves every rank's block into every rank's output over CUDA IPC",
        false, engine},
-      {Coll::allgather, "shm", "single node: every rank writes its block to node shared memory, every rank reads all",
-       false, shm_share},
+      {Coll::allgather, "shm", "single node: every rank writes its block to node shared memory, every rank reads all; larger blocks in "
+       "slot-sized pieces",
+       false, shm_area},
       {Coll::allgather, "bruck", "ceil(log2 n) steps of doubling block counts, any n (Bruck et al. 1997)", false, any},
       {Coll::allgather, "recursive_doubling",
        "exchange the gathered half with partners at distance 1, 2, 4, ... (Thakur, Rabenseifner, Gropp 2005)", false,
@@ -254,7 +240,7 @@ const std::vector<AlgoDesc>& algorithms() {
       {Coll::reduce_scatter_block, "shm",
        "single node: every rank writes its vector to node shared memory, each rank reduces its block of all in rank "
        "order (as UCC tl/shm)",
-       false, shm_whole},
+       false, shm_area},
       {Coll::reduce_scatter_block, "recursive_halving",
        "exchange half of the remaining vector with partners at distance n/2, n/4, ... (Thakur, Rabenseifner, Gropp "
        "2005)",
@@ -270,7 +256,7 @@ const std::vector<AlgoDesc>& algorithms() {
       {Coll::reduce_scatter, "shm",
        "single node: every rank writes its vector to node shared memory, each rank reduces its block of all in rank "
        "order (as UCC tl/shm)",
-       false, shm_whole},
+       false, shm_area},
       {Coll::reduce_scatter, "recursive_halving",
        "recursive halving over blocks of different sizes (Thakur, Rabenseifner, Gropp 2005)", false, power_of_two},
       {Coll::reduce_scatter, "pairwise",
@@ -282,8 +268,9 @@ const std::vector<AlgoDesc>& algorithms() {
        "device engine, one node: one copy kernel moves block j of every rank to rank j over CUDA IPC",
        false, engine},
       {Coll::alltoall, "shm",
-       "single node: every rank writes its blocks to node shared memory, each rank copies its block of every rank's",
-       false, shm_whole},
+       "single node: every rank writes its blocks to node shared memory, each rank copies its block of every "
+       "rank's; in rounds of a piece of every block when they do not fit a slot",
+       false, shm_area},
       {Coll::alltoall, "bruck",
        "ceil(log2 n) steps, each moving the blocks whose index has bit k set (Bruck et al. 1997)", false, any},
       {Coll::alltoall, "pairwise",
@@ -295,8 +282,9 @@ const std::vector<AlgoDesc>& algorithms() {
       {Coll::gather, "engine",
        "device engine, one node: every rank's block copied into the root's buffer by one copy kernel over CUDA IPC",
        false, engine},
-      {Coll::gather, "shm", "single node: every rank writes node shared memory, the root copies all blocks", false,
-       shm_share},
+      {Coll::gather, "shm", "single node: every rank writes node shared memory, the root copies all blocks; larger blocks in slot-sized "
+       "pieces", false,
+       shm_area},
       {Coll::gather, "binomial", "binomial tree towards the root, subtrees forward what they gathered", false, any},
       {Coll::gather, "linear", "every rank sends its block straight to the root", true, any},
       // gatherv
@@ -305,8 +293,9 @@ const std::vector<AlgoDesc>& algorithms() {
       {Coll::scatter, "engine",
        "device engine, one node: the root's blocks copied into every rank's buffer by one copy kernel over CUDA IPC",
        false, engine},
-      {Coll::scatter, "shm", "single node: the root writes all blocks to node shared memory, each rank copies its own",
-       false, shm_whole},
+      {Coll::scatter, "shm", "single node: the root writes all blocks to node shared memory, each rank copies its own; in rounds of a "
+       "piece of every block when they do not fit a slot",
+       false, shm_area},
       {Coll::scatter, "binomial", "binomial tree from the root, each subtree receives its blocks at once", false, any},
       {Coll::scatter, "linear", "the root sends each block straight to its rank", true, any},
       // scatterv
