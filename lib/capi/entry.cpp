@@ -14,9 +14,10 @@ Status Entry::begin() {
   rt = coll::Runtime::ready();  // up: MPI is initialized and not finalized
   // Fast path: the communicator of the last call, known valid (a freed
   // communicator's context is forgotten) and an intracommunicator; its rank
-  // and size are the context's. Saves three MPI calls per call.
+  // and size are the context's. Saves three MPI calls per call. (A context
+  // whose setup failed may not know them: the slow path.)
   if (rt && !rt->threaded()) {
-    if (coll::Context* c = rt->last_context(comm)) {
+    if (coll::Context* c = rt->last_context(comm); c && c->failed.is_ok()) {
       ctx_ = c;
       rank = c->rank();
       size = c->size();
