@@ -171,7 +171,7 @@ class WaitShm final : public Waitable {
   int next_ = 0;  // all: ranks below it have published
 };
 WaitAwaiter<WaitShm> shm_wait_rank(ShmArea& s, std::uint64_t k, int idx, int q);
-WaitAwaiter<WaitShm> shm_exchange(ShmArea& s, std::uint64_t k, int idx, int me, int n);
+WaitAwaiter<WaitShm> shm_exchange(ShmArea& s, std::uint64_t k, int idx, int me);
 #define SHM_CLAIM(s, k, me, n) \
   if (!::duct::coll::shm_claimed((s), (k), (me), (n))) DUCT_CO_TRY(co_await ::duct::coll::shm_claim((s), (k), (me), (n)))
 // The shm reduce: every rank writes its slot; the root (every rank when

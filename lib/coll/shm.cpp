@@ -203,7 +203,7 @@ WaitAwaiter<WaitShm> shm_wait_rank(ShmArea& s, std::uint64_t k, int idx, int q) 
   return WaitAwaiter<WaitShm>{WaitShm(s, k, idx, q, false)};
 }
 
-WaitAwaiter<WaitShm> shm_exchange(ShmArea& s, std::uint64_t k, int idx, int me, int) {
+WaitAwaiter<WaitShm> shm_exchange(ShmArea& s, std::uint64_t k, int idx, int me) {
   shm_publish(s, k, idx, me);
   return WaitAwaiter<WaitShm>{WaitShm(s, k, idx, me, true)};
 }

@@ -66,13 +66,9 @@ void* frame_alloc(std::size_t bytes) {
 
 void frame_free(void* p, std::size_t bytes) noexcept {
   std::size_t c = (bytes + kClassBytes - 1) / kClassBytes - 1;
-  FramePool* pool = c < kClasses ? frames() : nullptr;
-  if (pool) {
-    FramePool& f = *pool;
-    if (f.count[c] < kKeep) {
-      f.free[c][f.count[c]++] = p;
-      return;
-    }
+  if (FramePool* f = c < kClasses ? frames() : nullptr; f && f->count[c] < kKeep) {
+    f->free[c][f->count[c]++] = p;
+    return;
   }
   ::operator delete(p);
 }

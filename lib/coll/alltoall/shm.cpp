@@ -28,7 +28,7 @@ Sched alltoall_shm(Context& ctx, const CollArgs& a, std::uint32_t) {
     // overwritten by this one.
     for (std::size_t q = 0; q < un; ++q)
       DUCT_CO_TRY(copy_local(at(s.slot(me, p), q * len), MemKind::host, at(a.sendbuf, q * b + off), a.send_kind, len));
-    DUCT_CO_TRY(co_await shm_exchange(s, k, p, me, n));
+    DUCT_CO_TRY(co_await shm_exchange(s, k, p, me));
     for (std::size_t q = 0; q < un; ++q)
       DUCT_CO_TRY(copy_local(at(a.recvbuf, q * b + off), a.recv_kind,
                              at(s.slot(static_cast<int>(q), p), static_cast<std::size_t>(me) * len), MemKind::host, len));

@@ -11,7 +11,7 @@ Sched barrier_shm(Context& ctx, const CollArgs&, std::uint32_t) {
   const std::uint64_t k = s.next_seq();
   // Only the ready flag of the slot is written (no data): the flag may be
   // overwritten at any time, as readers compare it with ">=".
-  DUCT_CO_TRY(co_await shm_exchange(s, k, ShmArea::slot_of(k), ctx.rank(), ctx.size()));
+  DUCT_CO_TRY(co_await shm_exchange(s, k, ShmArea::slot_of(k), ctx.rank()));
   s.finish(ctx.rank(), k);
   co_return Status::ok();
 }

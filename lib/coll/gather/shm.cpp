@@ -23,7 +23,7 @@ Sched shm_gather(Context& ctx, const CollArgs& a, bool everyone) {
     DUCT_CO_TRY(copy_local(s.slot(me, p), MemKind::host, at(a.sendbuf, off), a.send_kind, len));
     // A non-root writes and goes; the root waits for every slot.
     if (everyone || me == a.root) {
-      DUCT_CO_TRY(co_await shm_exchange(s, k, p, me, n));
+      DUCT_CO_TRY(co_await shm_exchange(s, k, p, me));
       // (In place this rank's block comes back to where it already is.)
       for (int q = 0; q < n; ++q)
         DUCT_CO_TRY(copy_local(at(a.recvbuf, static_cast<std::size_t>(q) * a.bytes + off), a.recv_kind, s.slot(q, p),

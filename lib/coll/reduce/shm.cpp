@@ -29,7 +29,7 @@ Sched shm_reduce(Context& ctx, const CollArgs& a, bool everyone) {
     DUCT_CO_TRY(copy_local(s.slot(me, p), MemKind::host, at(a.sendbuf, off), a.send_kind, len));
     // A non-root writes and goes; the root waits for every slot.
     if (everyone || me == a.root) {
-      DUCT_CO_TRY(co_await shm_exchange(s, k, p, me, n));
+      DUCT_CO_TRY(co_await shm_exchange(s, k, p, me));
       DUCT_CO_TRY(shm_reduce_slots(ctx, s, p, a.dt, a.op, len / esz, at(a.recvbuf, off), a.recv_kind));
     } else {
       shm_publish(s, k, p, me);

@@ -26,11 +26,11 @@ Sched reduce_scatter_shm(Context& ctx, const CollArgs& a, std::uint32_t) {
   for (std::size_t len : blocks.len) longest = std::max(longest, len);
   // Elements of every block per round.
   const std::size_t piece = std::max<std::size_t>(ShmArea::kSlotBytes / (un * esz), 1);
-  const bool rounds = longest > piece;
+  const bool several_rounds = longest > piece;
   // The result goes to the start of recvbuf; in place, that is input of
   // other blocks that later rounds still read: accumulate aside then.
   void* acc = a.recvbuf;
-  if (mine > 0 && (a.recv_kind == MemKind::device || (a.in_place && rounds)))
+  if (mine > 0 && (a.recv_kind == MemKind::device || (a.in_place && several_rounds)))
     DUCT_CO_TRY(ctx.scratch(MemKind::host, mbytes, 1, &acc));
   for (std::size_t off = 0; off < longest; off += piece) {
     const std::uint64_t k = s.next_seq();
@@ -42,7 +42,7 @@ Sched reduce_scatter_shm(Context& ctx, const CollArgs& a, std::uint32_t) {
       DUCT_CO_TRY(copy_local(at(s.slot(me, p), q * piece * esz), MemKind::host, at(a.sendbuf, (blocks.off[q] + off) * esz),
                              a.send_kind, len * esz));
     }
-    DUCT_CO_TRY(co_await shm_exchange(s, k, p, me, n));
+    DUCT_CO_TRY(co_await shm_exchange(s, k, p, me));
     if (mine > off) {
       const std::size_t len = std::min(piece, mine - off);
       const std::size_t at_slot = static_cast<std::size_t>(me) * piece * esz;
