@@ -5,6 +5,7 @@
 
 #include "capi/requests.hpp"
 #include "coll/nonblocking.hpp"
+#include "coll/stream.hpp"
 #include "core/config.hpp"
 #include "core/log.hpp"
 
@@ -16,7 +17,7 @@ Status Entry::begin() {
   // communicator's context is forgotten) and an intracommunicator; its rank
   // and size are the context's. Saves three MPI calls per call. (A context
   // whose setup failed may not know them: the slow path.)
-  if (rt && !rt->threaded()) {
+  if (rt && !rt->app_threaded()) {
     if (coll::Context* c = rt->last_context(comm); c && c->failed.is_ok()) {
       ctx_ = c;
       rank = c->rank();
@@ -74,7 +75,33 @@ int Entry::start(const coll::CollArgs* a, MPI_Request mpi) {
   });
 }
 
+Status Entry::not_streamed(const std::string& why) const {
+  if (!stream) return Status::ok();
+  return make_error(Errc::not_supported,
+                    "%s: the stream-ordered forms move contiguous data of predefined datatypes and ops on "
+                    "intracommunicators (use the nonblocking form)", why.c_str());
+}
+
+Status Entry::type(MPI_Datatype t, const char* name, TypeInfo* out) const {
+  DUCT_TRY(type_info(t, name, out));
+  if (!out->contiguous) return not_streamed(std::string(name) + " " + type_text(t) + " is not contiguous");
+  return Status::ok();
+}
+
+int Entry::enqueue(const coll::CollArgs& a) {
+  // Nothing may remain to do on the host after the data moved: the callers
+  // refuse packed datatypes and staged buffers before getting here.
+  if (nthen_ > 0)
+    return fail(make_error(Errc::internal, "a stream-ordered call with host work after it (unpacking or staging)"));
+  coll::Context* ctx = nullptr;
+  Status st = context(&ctx);
+  if (!st) return fail(st);
+  st = coll::start_stream(*ctx, comm, a, stream->stream);
+  return st ? MPI_SUCCESS : fail(st);
+}
+
 int Entry::run(const coll::CollArgs& a) {
+  if (stream) return enqueue(a);
   if (req) return start(&a, MPI_REQUEST_NULL);
   coll::Context* ctx = nullptr;
   Status st = context(&ctx);
@@ -87,12 +114,14 @@ int Entry::run(const coll::CollArgs& a) {
 int Entry::nothing(coll::CollArgs a) {
   a.call = call;
   a.nothing = true;
+  if (stream) return finish_blocking();  // nothing to order on the stream
   if (req) return start(&a, MPI_REQUEST_NULL);  // compared there under DUCT_CHECK
   if (size == 1 || !config::get().check) return finish_blocking();
   return run(a);
 }
 
 int Entry::started_mpi(int rc, MPI_Request r) {
+  if (stream) return fail(make_error(Errc::internal, "a stream-ordered call handed to the MPI library"));
   if (rc != MPI_SUCCESS) return rc;
   if (nthen_ == 0 && keep_.empty()) {
     *req = r;  // nothing to do after: the MPI library's own request

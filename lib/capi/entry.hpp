@@ -15,21 +15,26 @@
 #include <string>
 #include <vector>
 
+#include "capi/api.hpp"
 #include "capi/checks.hpp"
 #include "capi/errors.hpp"
 #include "coll/collectives.hpp"
 
 namespace duct::capi {
 
-// One call of a collective, blocking or nonblocking (`req` set: the
-// DUCT_I* forms). The collective's code is the same for both: what must
+struct TypeInfo;
+
+// One call of a collective, blocking, nonblocking (`req` set: the DUCT_I*
+// forms) or stream-ordered (`stream` set: the DUCT_*_stream forms). The collective's code is the same for both: what must
 // happen after the data arrived (unpacking, staging out) is given to then()
 // before run(), and objects it needs are made with hold().
 struct Entry {
-  Entry(const char* call_, MPI_Comm comm_, MPI_Request* req_ = nullptr) : call(call_), comm(comm_), req(req_) {}
+  Entry(const char* call_, MPI_Comm comm_, MPI_Request* req_ = nullptr, const StreamArg* stream_ = nullptr)
+      : call(call_), comm(comm_), req(req_), stream(stream_) {}
   const char* call;
   MPI_Comm comm;
   MPI_Request* req;  // nonblocking: the request handed back
+  const StreamArg* stream;  // stream-ordered: enqueued on this stream
   coll::Runtime* rt = nullptr;
   bool inter = false;
   int rank = 0, size = 1;
@@ -39,6 +44,15 @@ struct Entry {
   Status begin();
   int fail(const Status& st) const { return raise(st.code() == Errc::comm && comm == MPI_COMM_NULL ? MPI_COMM_NULL : comm, call, st); }
   bool nonblocking() const noexcept { return req != nullptr; }
+  bool streamed() const noexcept { return stream != nullptr; }
+  // A stream-ordered call cannot take a path that reads or writes the
+  // caller's data now (packing a derived datatype, staging for the MPI
+  // library): the data is ready only when the stream reaches the call.
+  // Error (naming `why` the call would take that path) when streamed, else ok.
+  Status not_streamed(const std::string& why) const;
+  // type_info(), and for a stream-ordered call a refusal of datatypes duct
+  // would pack (not contiguous).
+  Status type(MPI_Datatype t, const char* name, TypeInfo* out) const;
   // `local` for a blocking call; for a nonblocking one a heap object that
   // lives until the request completes.
   template <class T>
@@ -68,6 +82,7 @@ struct Entry {
   // runtime lock when the application is threaded.
   Status context(coll::Context** ctx);
   int start(const coll::CollArgs* a, MPI_Request mpi);
+  int enqueue(const coll::CollArgs& a);
   coll::Context* ctx_ = nullptr;  // set by begin() when the communicator's context is known
   std::function<Status()> then_[2];
   int nthen_ = 0;

@@ -45,6 +45,7 @@ Status same_size(std::size_t sbytes, std::size_t rbytes) {
 // `pmpi` is the blocking PMPI call, `ipmpi(MPI_Request*)` the nonblocking one.
 template <class F, class G>
 int inter(Entry& e, std::initializer_list<const void*> bufs, F&& pmpi, G&& ipmpi) {
+  if (Status st = e.not_streamed("an intercommunicator"); !st) return e.fail(st);
   note_fallback(e.call, "intercommunicator");
   for (const void* b : bufs) {
     if (!b || b == MPI_IN_PLACE) continue;
@@ -84,14 +85,14 @@ VLayout vlayout(const std::vector<MPI_Count>& counts, const std::vector<MPI_Aint
 
 // ---- bcast ---------------------------------------------------------------------------
 
-int bcast(const char* call, void* buffer, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request* req) noexcept {
+int bcast(const char* call, void* buffer, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
   return guarded(call, comm, [&]() -> int {
-    Entry e{call, comm, req};
+    Entry e{call, comm, req, stream};
     Status st = e.begin();
     if (!st) return e.fail(st);
     TypeInfo ti;
     std::size_t bytes;
-    if (!(st = type_info(dt, "datatype", &ti)) || !(st = block_bytes(count, ti, "count", &bytes))) return e.fail(st);
+    if (!(st = e.type(dt, "datatype", &ti)) || !(st = block_bytes(count, ti, "count", &bytes))) return e.fail(st);
     if (e.inter) {
       if (!fits_int(count)) return e.fail(int_only(call));
       return inter(e, {buffer}, [&] { return PMPI_Bcast(buffer, static_cast<int>(count), dt, root, comm); },
@@ -119,18 +120,18 @@ int bcast(const char* call, void* buffer, MPI_Count count, MPI_Datatype dt, int 
 // ---- allgather / alltoall (equal blocks) ----------------------------------------------
 
 int all_blocks(const char* call, Coll coll, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-               void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req) noexcept {
+               void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
   return guarded(call, comm, [&]() -> int {
-    Entry e{call, comm, req};
+    Entry e{call, comm, req, stream};
     Status st = e.begin();
     if (!st) return e.fail(st);
     const bool in_place = sendbuf == MPI_IN_PLACE;
     TypeInfo rti, sti;
     std::size_t rbytes, sbytes = 0;
     if (recvbuf == MPI_IN_PLACE) return e.fail(make_error(Errc::in_place, "recvbuf = MPI_IN_PLACE (only sendbuf may be)"));
-    if (!(st = type_info(recvtype, "recvtype", &rti)) || !(st = block_bytes(recvcount, rti, "recvcount", &rbytes)))
+    if (!(st = e.type(recvtype, "recvtype", &rti)) || !(st = block_bytes(recvcount, rti, "recvcount", &rbytes)))
       return e.fail(st);
-    if (!in_place && (!(st = type_info(sendtype, "sendtype", &sti)) || !(st = block_bytes(sendcount, sti, "sendcount", &sbytes))))
+    if (!in_place && (!(st = e.type(sendtype, "sendtype", &sti)) || !(st = block_bytes(sendcount, sti, "sendcount", &sbytes))))
       return e.fail(st);
     if (e.inter) {
       if (!fits_int(sendcount) || !fits_int(recvcount)) return e.fail(int_only(call));
@@ -197,9 +198,9 @@ int all_blocks(const char* call, Coll coll, const void* sendbuf, MPI_Count sendc
 
 int allgatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                const std::vector<MPI_Count>* recvcounts, const std::vector<MPI_Aint>* displs, MPI_Datatype recvtype,
-               MPI_Comm comm, MPI_Request* req) noexcept {
+               MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
   return guarded(call, comm, [&]() -> int {
-    Entry e{call, comm, req};
+    Entry e{call, comm, req, stream};
     Status st = e.begin();
     if (!st) return e.fail(st);
     const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -208,8 +209,8 @@ int allgatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_D
     if (!displs) return e.fail(make_error(Errc::arg, "displs = NULL"));
     TypeInfo rti, sti;
     std::size_t sbytes = 0;
-    if (!(st = type_info(recvtype, "recvtype", &rti))) return e.fail(st);
-    if (!in_place && (!(st = type_info(sendtype, "sendtype", &sti)) || !(st = block_bytes(sendcount, sti, "sendcount", &sbytes))))
+    if (!(st = e.type(recvtype, "recvtype", &rti))) return e.fail(st);
+    if (!in_place && (!(st = e.type(sendtype, "sendtype", &sti)) || !(st = block_bytes(sendcount, sti, "sendcount", &sbytes))))
       return e.fail(st);
     VLayout v = vlayout(*recvcounts, *displs);
     if (!(st = check_counts(v, rti, "recvcounts", "displs"))) return e.fail(st);
@@ -272,9 +273,9 @@ int allgatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_D
 int alltoallv(const char* call, const void* sendbuf, const std::vector<MPI_Count>* sendcounts,
               const std::vector<MPI_Aint>* sdispls, MPI_Datatype sendtype, void* recvbuf,
               const std::vector<MPI_Count>* recvcounts, const std::vector<MPI_Aint>* rdispls, MPI_Datatype recvtype,
-              MPI_Comm comm, MPI_Request* req) noexcept {
+              MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
   return guarded(call, comm, [&]() -> int {
-    Entry e{call, comm, req};
+    Entry e{call, comm, req, stream};
     Status st = e.begin();
     if (!st) return e.fail(st);
     const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -284,8 +285,8 @@ int alltoallv(const char* call, const void* sendbuf, const std::vector<MPI_Count
     if (!in_place && !sendcounts) return e.fail(make_error(Errc::arg, "sendcounts = NULL"));
     if (!in_place && !sdispls) return e.fail(make_error(Errc::arg, "sdispls = NULL"));
     TypeInfo rti, sti;
-    if (!(st = type_info(recvtype, "recvtype", &rti))) return e.fail(st);
-    if (!in_place && !(st = type_info(sendtype, "sendtype", &sti))) return e.fail(st);
+    if (!(st = e.type(recvtype, "recvtype", &rti))) return e.fail(st);
+    if (!in_place && !(st = e.type(sendtype, "sendtype", &sti))) return e.fail(st);
     VLayout rv = vlayout(*recvcounts, *rdispls), sv;
     if (!(st = check_counts(rv, rti, "recvcounts", "rdispls"))) return e.fail(st);
     if (!in_place) {
@@ -346,9 +347,9 @@ int alltoallv(const char* call, const void* sendbuf, const std::vector<MPI_Count
 
 int gather(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
            MPI_Count recvcount, const std::vector<MPI_Count>* recvcounts, const std::vector<MPI_Aint>* displs,
-           MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req) noexcept {
+           MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
   return guarded(call, comm, [&]() -> int {
-    Entry e{call, comm, req};
+    Entry e{call, comm, req, stream};
     Status st = e.begin();
     if (!st) return e.fail(st);
     if (e.inter) {
@@ -374,11 +375,11 @@ int gather(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, M
       return e.fail(make_error(Errc::in_place, "recvbuf = MPI_IN_PLACE (only sendbuf may be, at the root)"));
     TypeInfo sti, rti;
     std::size_t sbytes = 0, rbytes = 0;
-    if (!in_place && (!(st = type_info(sendtype, "sendtype", &sti)) || !(st = block_bytes(sendcount, sti, "sendcount", &sbytes))))
+    if (!in_place && (!(st = e.type(sendtype, "sendtype", &sti)) || !(st = block_bytes(sendcount, sti, "sendcount", &sbytes))))
       return e.fail(st);
     VLayout rv;
     if (is_root) {
-      if (!(st = type_info(recvtype, "recvtype", &rti))) return e.fail(st);
+      if (!(st = e.type(recvtype, "recvtype", &rti))) return e.fail(st);
       if (v) {
         if (!recvcounts) return e.fail(make_error(Errc::arg, "recvcounts = NULL at the root"));
         if (!displs) return e.fail(make_error(Errc::arg, "displs = NULL at the root"));
@@ -452,9 +453,9 @@ int gather(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, M
 
 int scatter(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, const std::vector<MPI_Count>* sendcounts,
             const std::vector<MPI_Aint>* displs, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
-            MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req) noexcept {
+            MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
   return guarded(call, comm, [&]() -> int {
-    Entry e{call, comm, req};
+    Entry e{call, comm, req, stream};
     Status st = e.begin();
     if (!st) return e.fail(st);
     if (e.inter) {
@@ -480,11 +481,11 @@ int scatter(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, 
       return e.fail(make_error(Errc::in_place, "sendbuf = MPI_IN_PLACE (only recvbuf may be, at the root)"));
     TypeInfo sti, rti;
     std::size_t sbytes = 0, rbytes = 0;
-    if (!in_place && (!(st = type_info(recvtype, "recvtype", &rti)) || !(st = block_bytes(recvcount, rti, "recvcount", &rbytes))))
+    if (!in_place && (!(st = e.type(recvtype, "recvtype", &rti)) || !(st = block_bytes(recvcount, rti, "recvcount", &rbytes))))
       return e.fail(st);
     VLayout sv;
     if (is_root) {
-      if (!(st = type_info(sendtype, "sendtype", &sti))) return e.fail(st);
+      if (!(st = e.type(sendtype, "sendtype", &sti))) return e.fail(st);
       if (v) {
         if (!sendcounts) return e.fail(make_error(Errc::arg, "sendcounts = NULL at the root"));
         if (!displs) return e.fail(make_error(Errc::arg, "displs = NULL at the root"));
@@ -546,12 +547,13 @@ int scatter(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, 
 
 // ---- barrier ---------------------------------------------------------------------------------
 
-int barrier(const char* call, MPI_Comm comm, MPI_Request* req) noexcept {
+int barrier(const char* call, MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
   return guarded(call, comm, [&]() -> int {
-    Entry e{call, comm, req};
+    Entry e{call, comm, req, stream};
     Status st = e.begin();
     if (!st) return e.fail(st);
     if (e.inter) {
+      if (!(st = e.not_streamed("an intercommunicator"))) return e.fail(st);
       note_fallback(call, "intercommunicator");
       if (e.nonblocking()) {
         MPI_Request r = MPI_REQUEST_NULL;
@@ -598,83 +600,83 @@ const V* opt(const T* a, const V& v) {
 }  // namespace
 
 int allgather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req) noexcept {
-  return all_blocks(call, Coll::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, req);
+              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
+  return all_blocks(call, Coll::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, req, stream);
 }
 int alltoall(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-             MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req) noexcept {
-  return all_blocks(call, Coll::alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, req);
+             MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
+  return all_blocks(call, Coll::alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, req, stream);
 }
 template <class C, class D>
 int allgatherv_arrays(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                      void* recvbuf, const C* recvcounts, const D* displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req) noexcept {
+                      void* recvbuf, const C* recvcounts, const D* displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
   return guarded(call, comm, [&] {
     auto c = counts_of(recvcounts, comm);
     auto d = displs_of(displs, comm);
-    return allgatherv(call, sendbuf, sendcount, sendtype, recvbuf, opt(recvcounts, c), opt(displs, d), recvtype, comm, req);
+    return allgatherv(call, sendbuf, sendcount, sendtype, recvbuf, opt(recvcounts, c), opt(displs, d), recvtype, comm, req, stream);
   });
 }
 template <class C, class D>
 int alltoallv_arrays(const char* call, const void* sendbuf, const C* sendcounts, const D* sdispls,
                      MPI_Datatype sendtype, void* recvbuf, const C* recvcounts, const D* rdispls,
-                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req) noexcept {
+                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
   return guarded(call, comm, [&] {
     auto sc = counts_of(sendcounts, comm);
     auto sd = displs_of(sdispls, comm);
     auto rc = counts_of(recvcounts, comm);
     auto rd = displs_of(rdispls, comm);
     return alltoallv(call, sendbuf, opt(sendcounts, sc), opt(sdispls, sd), sendtype, recvbuf, opt(recvcounts, rc),
-                     opt(rdispls, rd), recvtype, comm, req);
+                     opt(rdispls, rd), recvtype, comm, req, stream);
   });
 }
 int gather_blocks(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req) noexcept {
-  return gather(call, false, sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, root, comm, req);
+                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
+  return gather(call, false, sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, root, comm, req, stream);
 }
 template <class C, class D>
 int gatherv_arrays(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-                   const C* recvcounts, const D* displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req) noexcept {
+                   const C* recvcounts, const D* displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
   return guarded(call, comm, [&] {
     auto c = counts_of(recvcounts, comm);
     auto d = displs_of(displs, comm);
     return gather(call, true, sendbuf, sendcount, sendtype, recvbuf, 0, opt(recvcounts, c), opt(displs, d), recvtype,
-                  root, comm, req);
+                  root, comm, req, stream);
   });
 }
 int scatter_blocks(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
-                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req) noexcept {
-  return scatter(call, false, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm, req);
+                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
+  return scatter(call, false, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm, req, stream);
 }
 template <class C, class D>
 int scatterv_arrays(const char* call, const void* sendbuf, const C* sendcounts, const D* displs,
                     MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                    MPI_Comm comm, MPI_Request* req) noexcept {
+                    MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
   return guarded(call, comm, [&] {
     auto c = counts_of(sendcounts, comm);
     auto d = displs_of(displs, comm);
     return scatter(call, true, sendbuf, 0, opt(sendcounts, c), opt(displs, d), sendtype, recvbuf, recvcount, recvtype,
-                   root, comm, req);
+                   root, comm, req, stream);
   });
 }
 
 // The int and the large-count array forms.
 template int allgatherv_arrays<int, int>(const char*, const void*, MPI_Count, MPI_Datatype, void*, const int*,
-                                         const int*, MPI_Datatype, MPI_Comm, MPI_Request*) noexcept;
+                                         const int*, MPI_Datatype, MPI_Comm, MPI_Request*, const StreamArg*) noexcept;
 template int allgatherv_arrays<MPI_Count, MPI_Aint>(const char*, const void*, MPI_Count, MPI_Datatype, void*,
-                                                    const MPI_Count*, const MPI_Aint*, MPI_Datatype, MPI_Comm, MPI_Request*) noexcept;
+                                                    const MPI_Count*, const MPI_Aint*, MPI_Datatype, MPI_Comm, MPI_Request*, const StreamArg*) noexcept;
 template int alltoallv_arrays<int, int>(const char*, const void*, const int*, const int*, MPI_Datatype, void*,
-                                        const int*, const int*, MPI_Datatype, MPI_Comm, MPI_Request*) noexcept;
+                                        const int*, const int*, MPI_Datatype, MPI_Comm, MPI_Request*, const StreamArg*) noexcept;
 template int alltoallv_arrays<MPI_Count, MPI_Aint>(const char*, const void*, const MPI_Count*, const MPI_Aint*,
                                                    MPI_Datatype, void*, const MPI_Count*, const MPI_Aint*,
-                                                   MPI_Datatype, MPI_Comm, MPI_Request*) noexcept;
+                                                   MPI_Datatype, MPI_Comm, MPI_Request*, const StreamArg*) noexcept;
 template int gatherv_arrays<int, int>(const char*, const void*, MPI_Count, MPI_Datatype, void*, const int*, const int*,
-                                      MPI_Datatype, int, MPI_Comm, MPI_Request*) noexcept;
+                                      MPI_Datatype, int, MPI_Comm, MPI_Request*, const StreamArg*) noexcept;
 template int gatherv_arrays<MPI_Count, MPI_Aint>(const char*, const void*, MPI_Count, MPI_Datatype, void*,
-                                                 const MPI_Count*, const MPI_Aint*, MPI_Datatype, int, MPI_Comm, MPI_Request*) noexcept;
+                                                 const MPI_Count*, const MPI_Aint*, MPI_Datatype, int, MPI_Comm, MPI_Request*, const StreamArg*) noexcept;
 template int scatterv_arrays<int, int>(const char*, const void*, const int*, const int*, MPI_Datatype, void*,
-                                       MPI_Count, MPI_Datatype, int, MPI_Comm, MPI_Request*) noexcept;
+                                       MPI_Count, MPI_Datatype, int, MPI_Comm, MPI_Request*, const StreamArg*) noexcept;
 template int scatterv_arrays<MPI_Count, MPI_Aint>(const char*, const void*, const MPI_Count*, const MPI_Aint*,
-                                                  MPI_Datatype, void*, MPI_Count, MPI_Datatype, int, MPI_Comm, MPI_Request*) noexcept;
+                                                  MPI_Datatype, void*, MPI_Count, MPI_Datatype, int, MPI_Comm, MPI_Request*, const StreamArg*) noexcept;
 
 }  // namespace duct::capi
 

@@ -96,6 +96,15 @@ bool int_count(MPI_Count c) { return c <= INT_MAX; }
 Status host_copies(Entry& e, Fallback& local, const Red& red, const void** sendbuf, MPI_Count scount, void** recvbuf,
                    MPI_Count rcount, MPI_Datatype dt) {
   if (!host_only(red.dt.elem)) return Status::ok();
+  if (e.streamed()) {
+    // Host buffers reduce natively; device ones would be staged now.
+    memory::MemKind k1 = memory::MemKind::host, k2 = memory::MemKind::host;
+    if (*sendbuf && *sendbuf != MPI_IN_PLACE) DUCT_TRY(buffer_kind(*sendbuf, "sendbuf", scount > 0 ? 1 : 0, &k1));
+    if (*recvbuf && *recvbuf != MPI_IN_PLACE) DUCT_TRY(buffer_kind(*recvbuf, "recvbuf", rcount > 0 ? 1 : 0, &k2));
+    if (k1 == memory::MemKind::device || k2 == memory::MemKind::device)
+      return e.not_streamed(std::string(red.dt.name) + " on device buffers (no device kernel; staged through host copies)");
+    return Status::ok();
+  }
   Fallback& f = e.hold(local);
   DUCT_TRY(f.stage(*sendbuf, scount, *recvbuf, rcount, dt));
   *sendbuf = f.s;
@@ -142,9 +151,9 @@ Status fallback_checks(const void* sendbuf, MPI_Count scount, const void* recvbu
 // ---- allreduce ------------------------------------------------------------------
 
 int allreduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
-              MPI_Comm comm, MPI_Request* req) noexcept {
+              MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
   return guarded(call, comm, [&]() -> int {
-    Entry e{call, comm, req};
+    Entry e{call, comm, req, stream};
     Status st = e.begin();
     if (!st) return e.fail(st);
     Red red;
@@ -153,6 +162,7 @@ int allreduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count co
       return e.fail(make_error(Errc::in_place, "recvbuf = MPI_IN_PLACE (only sendbuf may be)"));
     if (!red.native) {
       // MPI's answer; counts beyond INT_MAX in slices (allreduce is element-wise).
+      if (!(st = e.not_streamed(red.why))) return e.fail(st);
       note_fallback(call, red.why);
       if (!(st = fallback_checks(sendbuf, count, recvbuf, count, dt, true))) return e.fail(st);
       Fallback local;
@@ -209,14 +219,15 @@ int allreduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count co
 // ---- reduce -----------------------------------------------------------------------
 
 int reduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op, int root,
-           MPI_Comm comm, MPI_Request* req) noexcept {
+           MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
   return guarded(call, comm, [&]() -> int {
-    Entry e{call, comm, req};
+    Entry e{call, comm, req, stream};
     Status st = e.begin();
     if (!st) return e.fail(st);
     Red red;
     if (!(st = check_count(count, "count")) || !(st = classify(dt, op, e.inter, &red))) return e.fail(st);
     if (e.inter) {
+      if (!(st = e.not_streamed(red.why))) return e.fail(st);
       note_fallback(call, red.why);
       if (!int_count(count)) return e.fail(too_large(call));
       if (e.nonblocking()) {
@@ -233,6 +244,7 @@ int reduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count
     if (!is_root && sendbuf == MPI_IN_PLACE)
       return e.fail(make_error(Errc::in_place, "sendbuf = MPI_IN_PLACE on rank %d, which is not the root %d", e.rank, root));
     if (!red.native) {
+      if (!(st = e.not_streamed(red.why))) return e.fail(st);
       note_fallback(call, red.why);
       if (!(st = fallback_checks(sendbuf, count, recvbuf, count, dt, is_root))) return e.fail(st);
       if (!int_count(count)) return e.fail(too_large(call));
@@ -283,10 +295,10 @@ int reduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count
 
 int reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, MPI_Count recvcount,
                    const std::vector<MPI_Count>* recvcounts, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
-                   MPI_Request* req) noexcept {
+                   MPI_Request* req, const StreamArg* stream) noexcept {
   const bool v = recvcounts != nullptr;
   return guarded(call, comm, [&]() -> int {
-    Entry e{call, comm, req};
+    Entry e{call, comm, req, stream};
     Status st = e.begin();
     if (!st) return e.fail(st);
     Red red;
@@ -309,6 +321,7 @@ int reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, MPI_Cou
     if (recvbuf == MPI_IN_PLACE)
       return e.fail(make_error(Errc::in_place, "recvbuf = MPI_IN_PLACE (only sendbuf may be)"));
     if (!red.native) {
+      if (!(st = e.not_streamed(red.why))) return e.fail(st);
       note_fallback(call, red.why);
       const bool in_place = sendbuf == MPI_IN_PLACE;
       if (!(st = fallback_checks(sendbuf, total, recvbuf, in_place ? total : mine, dt, true))) return e.fail(st);
@@ -383,26 +396,26 @@ int reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, MPI_Cou
 }
 
 int reduce_scatter_block(const char* call, const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype dt,
-                         MPI_Op op, MPI_Comm comm, MPI_Request* req) noexcept {
-  return reduce_scatter(call, sendbuf, recvbuf, recvcount, nullptr, dt, op, comm, req);
+                         MPI_Op op, MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
+  return reduce_scatter(call, sendbuf, recvbuf, recvcount, nullptr, dt, op, comm, req, stream);
 }
 
 template <class C>
 int reduce_scatter_v(const char* call, const void* sendbuf, void* recvbuf, const C* recvcounts, MPI_Datatype dt,
-                     MPI_Op op, MPI_Comm comm, MPI_Request* req) noexcept {
+                     MPI_Op op, MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
   return guarded(call, comm, [&] {
     // One count per rank of the (local) group; NULL stays empty and is reported as such.
     int n = 0;
     if (comm != MPI_COMM_NULL && MPI_Comm_size(comm, &n) != MPI_SUCCESS) n = 0;
     std::vector<MPI_Count> counts;
     if (recvcounts) counts.assign(recvcounts, recvcounts + n);
-    return reduce_scatter(call, sendbuf, recvbuf, 0, &counts, dt, op, comm, req);
+    return reduce_scatter(call, sendbuf, recvbuf, 0, &counts, dt, op, comm, req, stream);
   });
 }
 template int reduce_scatter_v<int>(const char*, const void*, void*, const int*, MPI_Datatype, MPI_Op,
-                                   MPI_Comm, MPI_Request*) noexcept;
+                                   MPI_Comm, MPI_Request*, const StreamArg*) noexcept;
 template int reduce_scatter_v<MPI_Count>(const char*, const void*, void*, const MPI_Count*, MPI_Datatype, MPI_Op,
-                                         MPI_Comm, MPI_Request*) noexcept;
+                                         MPI_Comm, MPI_Request*, const StreamArg*) noexcept;
 
 }  // namespace duct::capi
 

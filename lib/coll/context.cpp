@@ -1,4 +1,6 @@
 #include "coll/context.hpp"
+
+#include "coll/stream.hpp"
 #include "coll/nonblocking.hpp"
 
 #include <unistd.h>
@@ -170,6 +172,8 @@ Status Runtime::set_rules(const std::string& rules) {
 
 void Runtime::delete_context(void* value) noexcept {
   auto* ctx = static_cast<Context*>(value);
+  // Its stream-ordered collectives first (they run on a duplicate).
+  if (ctx->streams) stream_detach(*ctx);
   // MPI_Comm_free lets operations pending on the communicator complete
   // (MPI-4.0 §7.4.3): finish its nonblocking collectives first (every rank
   // started them before freeing it).

@@ -40,6 +40,7 @@ class Engine;
 class Pending;
 class Sched;
 struct CollArgs;
+struct StreamSide;
 
 class Context {
  public:
@@ -60,6 +61,9 @@ class Context {
   // Nonblocking collectives started and not finished, in start order; the
   // head is the one running (coll/nonblocking.hpp).
   std::deque<Pending*> queue;
+  // Where the communicator's stream-ordered collectives run (coll/stream.hpp);
+  // null until the first one.
+  std::shared_ptr<StreamSide> streams;
 
   int rank() const noexcept { return topo.rank; }
   int size() const noexcept { return topo.size; }
@@ -116,14 +120,22 @@ class Runtime {
   // The runtime if it is up (MPI is then initialized and not finalized),
   // else nullptr; never creates it. The fast path of every call.
   static Runtime* ready() noexcept;
-  // Whether the application runs MPI_THREAD_MULTIPLE (duct then serializes
-  // its progress with mutex()).
-  bool threaded() const noexcept { return threaded_; }
+  // Whether duct serializes its progress with mutex(): the application
+  // runs MPI_THREAD_MULTIPLE, or duct's stream thread (coll/stream.cpp)
+  // progresses stream-ordered collectives beside the application's calls.
+  bool threaded() const noexcept { return threaded_ || helper_; }
+  // Whether the application itself calls duct from several threads
+  // (MPI_THREAD_MULTIPLE): then no per-thread shortcut (last_context) holds.
+  bool app_threaded() const noexcept { return threaded_; }
+  // duct starts a thread of its own (before starting it): from now on
+  // progress is serialized. The thread makes no MPI call.
+  void helper_thread_started() noexcept { helper_ = true; }
 
   // The context of `comm`, created collectively on first use.
   Status context(MPI_Comm comm, Context** out);
   // The context of `comm` if it is the communicator of the last call
   // (without MPI_THREAD_MULTIPLE), else nullptr: no MPI call, no lookup.
+  // (duct's stream thread never asks for a context: it leaves this alone.)
   // Only a live intracommunicator has one (its delete callback clears it).
   Context* last_context(MPI_Comm comm) const noexcept { return comm == last_comm_ ? last_ctx_ : nullptr; }
 
@@ -165,6 +177,7 @@ class Runtime {
   std::recursive_mutex mutex_;
   int world_rank_ = 0;
   bool threaded_ = false;
+  bool helper_ = false;
 };
 
 }  // namespace duct::coll

@@ -61,7 +61,7 @@ class Pending {
 
  private:
   friend struct PendingOps;
-  friend Status start_collective(Context&, const CollArgs&, Pending*);
+  friend Status start_collective(Context&, const CollArgs&, Pending*, bool);
   friend void start_mpi(Pending*, MPI_Request);
   friend void start_done(Pending*);
   friend void release(Pending*) noexcept;
@@ -86,7 +86,10 @@ class Pending {
 // with release()). The arguments are copied. A call with nothing to move,
 // or on one rank, completes here. Errors of the start itself (a failed
 // context, DUCT_CHECK's mismatch) are returned and nothing is queued.
-Status start_collective(Context& ctx, const CollArgs& a, Pending* p);
+// `check` false: no DUCT_CHECK comparison here (a stream-ordered
+// collective was compared when it was enqueued; its start runs on duct's
+// stream thread, which makes no MPI call).
+Status start_collective(Context& ctx, const CollArgs& a, Pending* p, bool check = true);
 // A call with nothing to do: complete now (its after-work runs).
 void start_done(Pending* p);
 // A collective duct hands to the MPI library (its nonblocking form on host

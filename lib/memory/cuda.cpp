@@ -46,6 +46,7 @@ struct State {
   std::string reason;
   PointerGetAttributes get_attrs = nullptr;
   StreamValue64 write_value = nullptr;
+  StreamValue64 wait_value = nullptr;
   std::mutex mutex;
   std::map<int, cudaStream_t> streams;  // per device
   std::vector<cudaEvent_t> free_events;
@@ -98,6 +99,7 @@ void probe() {
     s.write_value = reinterpret_cast<StreamValue64>(fn);
   else
     DUCT_INFO(memory, "stream memory operations (cuStreamWriteValue64) not found; device completion is polled with events");
+  if (void* fn = driver_entry("cuStreamWaitValue64", 11070)) s.wait_value = reinterpret_cast<StreamValue64>(fn);
   DUCT_INFO(memory, "%d CUDA device(s) visible", n);
 }
 
@@ -254,6 +256,70 @@ Status write_value64(void* st, void* dev, std::uint64_t value) noexcept {
   if (!s.write_value) return make_error(Errc::cuda, "cuStreamWriteValue64 is not available");
   CUresult r = s.write_value(static_cast<CUstream>(st), reinterpret_cast<CUdeviceptr>(dev), value, 0);
   return r == CUDA_SUCCESS ? Status::ok() : driver_error(r, "cuStreamWriteValue64");
+}
+
+Status wait_value64(void* st, void* dev, std::uint64_t value) noexcept {
+  State& s = ready();
+  if (!s.wait_value) return make_error(Errc::not_supported, "cuStreamWaitValue64 is not available (driver older than CUDA 11.7)");
+  CUresult r = s.wait_value(static_cast<CUstream>(st), reinterpret_cast<CUdeviceptr>(dev), value, CU_STREAM_WAIT_VALUE_GEQ);
+  return r == CUDA_SUCCESS ? Status::ok() : driver_error(r, "cuStreamWaitValue64");
+}
+
+Status set_device(int dev) noexcept {
+  DUCT_CUDA_CHECK(cudaSetDevice(dev));
+  return Status::ok();
+}
+
+Status stream_device(void* st, int* dev) noexcept {
+#if CUDART_VERSION >= 12080
+  if (st) {
+    DUCT_CUDA_CHECK(cudaStreamGetDevice(static_cast<cudaStream_t>(st), dev));
+    return Status::ok();
+  }
+#endif
+  DUCT_CUDA_CHECK(cudaGetDevice(dev));
+  return Status::ok();
+}
+
+Status launch_host_func(void* st, void (*fn)(void*), void* arg) noexcept {
+  DUCT_CUDA_CHECK(cudaLaunchHostFunc(static_cast<cudaStream_t>(st), fn, arg));
+  return Status::ok();
+}
+
+Status stream_wait_event(void* st, void* ev) noexcept {
+  DUCT_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(st), static_cast<cudaEvent_t>(ev), 0));
+  return Status::ok();
+}
+
+Status capture_info(void* st, bool* capturing, unsigned long long* id, void** graph) noexcept {
+  cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+  cudaGraph_t g = nullptr;
+  unsigned long long cid = 0;
+#if CUDART_VERSION >= 13000
+  DUCT_CUDA_CHECK(cudaStreamGetCaptureInfo(static_cast<cudaStream_t>(st), &cs, &cid, &g));
+#elif CUDART_VERSION >= 11030
+  DUCT_CUDA_CHECK(cudaStreamGetCaptureInfo_v2(static_cast<cudaStream_t>(st), &cs, &cid, &g, nullptr, nullptr));
+#else
+  DUCT_CUDA_CHECK(cudaStreamGetCaptureInfo(static_cast<cudaStream_t>(st), &cs, &cid));
+#endif
+  if (cs == cudaStreamCaptureStatusInvalidated)
+    return make_error(Errc::cuda, "the stream's graph capture has been invalidated (an earlier error in the capture)");
+  *capturing = cs == cudaStreamCaptureStatusActive;
+  *id = *capturing ? cid : 0;
+  *graph = *capturing ? static_cast<void*>(g) : nullptr;
+  return Status::ok();
+}
+
+Status graph_keep(void* graph, void* obj, void (*destroy)(void*)) noexcept {
+  if (!graph) return make_error(Errc::internal, "graph_keep without a graph");
+  cudaUserObject_t u = nullptr;
+  DUCT_CUDA_CHECK(cudaUserObjectCreate(&u, obj, destroy, 1, cudaUserObjectNoDestructorSync));
+  cudaError_t e = cudaGraphRetainUserObject(static_cast<cudaGraph_t>(graph), u, 1, cudaGraphUserObjectMove);
+  if (e != cudaSuccess) {
+    (void)cudaUserObjectRelease(u, 1);  // runs destroy(obj)
+    return cuda_error(e, "cudaGraphRetainUserObject");
+  }
+  return Status::ok();
 }
 
 Status stream_query(void* st, bool* done) noexcept {

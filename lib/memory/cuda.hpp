@@ -106,6 +106,29 @@ Status write_value64(void* stream, void* dev, std::uint64_t value) noexcept;
 // the stream is returned.
 Status stream_query(void* stream, bool* done) noexcept;
 
+// ---- stream-ordered collectives (coll/stream.cpp) ----
+// Make the calling thread's current device `dev` (cudaSetDevice).
+Status set_device(int dev) noexcept;
+// The device a stream belongs to (cudaStreamGetDevice; the current device
+// for the legacy default stream).
+Status stream_device(void* stream, int* dev) noexcept;
+// After everything before it on `stream`, run fn(arg) on a CUDA thread
+// (cudaLaunchHostFunc). fn must not call CUDA.
+Status launch_host_func(void* stream, void (*fn)(void*), void* arg) noexcept;
+// Later work on `stream` waits until the 64-bit word at `dev` (registered
+// host memory's device address) is >= value, compared as a signed
+// difference (cuStreamWaitValue64, CU_STREAM_WAIT_VALUE_GEQ).
+Status wait_value64(void* stream, void* dev, std::uint64_t value) noexcept;
+// Later work on `stream` waits for the work before `ev`'s record.
+Status stream_wait_event(void* stream, void* ev) noexcept;
+// Whether `stream` is being captured into a graph: *graph is the graph
+// under construction and *id the capture's id (0 when not capturing).
+Status capture_info(void* stream, bool* capturing, unsigned long long* id, void** graph) noexcept;
+// Keep `obj` as long as `graph` (or any graph instantiated from it) lives:
+// destroy(obj) runs on a CUDA thread afterwards (cudaUserObjectCreate +
+// cudaGraphRetainUserObject). destroy must not call CUDA.
+Status graph_keep(void* graph, void* obj, void (*destroy)(void*)) noexcept;
+
 // Release duct's streams and events (at finalize).
 void shutdown() noexcept;
 

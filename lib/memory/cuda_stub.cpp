@@ -54,6 +54,13 @@ Status ipc_open(const IpcHandle&, void**, bool* already_mapped) noexcept {
   return no_cuda("cudaIpcOpenMemHandle");
 }
 Status ipc_close(void*) noexcept { return no_cuda("cudaIpcCloseMemHandle"); }
+Status set_device(int) noexcept { return no_cuda("cudaSetDevice"); }
+Status stream_device(void*, int*) noexcept { return no_cuda("cudaStreamGetDevice"); }
+Status launch_host_func(void*, void (*)(void*), void*) noexcept { return no_cuda("cudaLaunchHostFunc"); }
+Status wait_value64(void*, void*, std::uint64_t) noexcept { return no_cuda("cuStreamWaitValue64"); }
+Status stream_wait_event(void*, void*) noexcept { return no_cuda("cudaStreamWaitEvent"); }
+Status capture_info(void*, bool*, unsigned long long*, void**) noexcept { return no_cuda("cudaStreamGetCaptureInfo"); }
+Status graph_keep(void*, void*, void (*)(void*)) noexcept { return no_cuda("cudaUserObjectCreate"); }
 void shutdown() noexcept {}
 
 }  // namespace duct::memory::cuda

@@ -1,0 +1,122 @@
+// The stream-ordered forms (duct/duct_stream.h) on any machine: argument
+// errors are raised at call time exactly as by the blocking form, what the
+// stream forms do not take is refused with a message that says so, and
+// without a CUDA device every form fails cleanly, saying why, and leaves
+// the communicator working. (Their results on a GPU: tests/gpu/test_stream.cpp.)
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "duct/duct_stream.h"
+#include "errcheck.hpp"
+#include "testutil.hpp"
+
+using namespace duct::test;
+
+namespace {
+// The legacy default stream: a valid stream on a GPU machine.
+struct CUstream_st* const kDefault = nullptr;
+
+void add_one(void* in, void* inout, int* len, MPI_Datatype*) {
+  for (int i = 0; i < *len; ++i) static_cast<float*>(inout)[i] += static_cast<float*>(in)[i] + 1.0f;
+}
+}  // namespace
+
+TEST_CASE("stream-ordered calls check their arguments as the blocking ones do", "[errors][stream]") {
+  ReturnComm rc;
+  MPI_Comm c = rc.comm;
+  std::vector<float> a(16, 1.0f), b(16, 0.0f);
+  Pending p("stream-ordered error-case calls (each must return at once)");
+
+  expect(classify(DUCT_Allreduce_stream(a.data(), b.data(), -1, MPI_FLOAT, MPI_SUM, c, kDefault)), DUCT_ERRCLASS_COUNT,
+         {"count = -1 is negative"}, "DUCT_Allreduce_stream");
+  expect(classify(DUCT_Allreduce_stream(a.data(), b.data(), 16, MPI_FLOAT, MPI_BAND, c, kDefault)),
+         DUCT_ERRCLASS_OP_TYPE, {"MPI_BAND", "MPI_FLOAT"}, "DUCT_Allreduce_stream");
+  expect(classify(DUCT_Bcast_stream(a.data(), 16, MPI_FLOAT, size(), c, kDefault)), DUCT_ERRCLASS_ROOT,
+         {"root = " + std::to_string(size())}, "DUCT_Bcast_stream");
+  expect(classify(DUCT_Allgather_stream_c(a.data(), -2, MPI_FLOAT, b.data(), 1, MPI_FLOAT, c, kDefault)),
+         DUCT_ERRCLASS_COUNT, {"sendcount = -2"}, "DUCT_Allgather_stream_c");
+  expect(classify(DUCT_Reduce_scatter_stream(a.data(), b.data(), nullptr, MPI_FLOAT, MPI_SUM, c, kDefault)),
+         DUCT_ERRCLASS_ARG, {"recvcounts = NULL"}, "DUCT_Reduce_scatter_stream");
+
+  // A datatype duct would pack on the host at call time: refused.
+  MPI_Datatype strided;
+  MPI_Type_vector(4, 1, 2, MPI_FLOAT, &strided);
+  MPI_Type_commit(&strided);
+  expect(classify(DUCT_Bcast_stream(a.data(), 1, strided, 0, c, kDefault)), DUCT_ERRCLASS_NOT_SUPPORTED,
+         {"datatype", "not contiguous", "nonblocking form"}, "DUCT_Bcast_stream");
+  MPI_Type_free(&strided);
+  // A user-defined op: the MPI library would reduce it on host copies now.
+  MPI_Op op;
+  MPI_Op_create(&add_one, 1, &op);
+  expect(classify(DUCT_Allreduce_stream(a.data(), b.data(), 16, MPI_FLOAT, op, c, kDefault)),
+         DUCT_ERRCLASS_NOT_SUPPORTED, {"stream-ordered forms", "predefined"}, "DUCT_Allreduce_stream");
+  MPI_Op_free(&op);
+
+  // Nothing was written by the refused calls; a call with nothing to move
+  // enqueues nothing and succeeds, with or without a device.
+  CHECK(b == std::vector<float>(16, 0.0f));
+  CHECK(DUCT_Allreduce_stream(nullptr, nullptr, 0, MPI_FLOAT, MPI_SUM, c, kDefault) == MPI_SUCCESS);
+  CHECK(DUCT_Allreduce(a.data(), b.data(), 16, MPI_FLOAT, MPI_SUM, c) == MPI_SUCCESS);
+  CHECK(b == std::vector<float>(16, static_cast<float>(size())));
+}
+
+TEST_CASE("without a CUDA device every stream-ordered form says why and the communicator still works",
+          "[errors][stream]") {
+  if (DUCT_Query_cuda_support()) return;  // tests/gpu covers the forms on a device
+  ReturnComm rc;
+  MPI_Comm c = rc.comm;
+  const int n = size();
+  std::vector<float> a(16 * static_cast<std::size_t>(n), 1.0f), b(16 * static_cast<std::size_t>(n), 0.0f);
+  std::vector<int> counts(static_cast<std::size_t>(n), 1), displs(static_cast<std::size_t>(n));
+  std::vector<MPI_Count> ccounts(static_cast<std::size_t>(n), 1);
+  std::vector<MPI_Aint> cdispls(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) displs[static_cast<std::size_t>(i)] = i, cdispls[static_cast<std::size_t>(i)] = i;
+  float* s = a.data();
+  float* r = b.data();
+  const int* cn = counts.data();
+  const int* ds = displs.data();
+  const MPI_Count* ccn = ccounts.data();
+  const MPI_Aint* cds = cdispls.data();
+  const MPI_Datatype F = MPI_FLOAT;
+  struct CUstream_st* st = kDefault;
+  const std::vector<std::pair<std::string, std::function<int()>>> forms = {
+      {"DUCT_Allreduce_stream", [&] { return DUCT_Allreduce_stream(s, r, 4, F, MPI_SUM, c, st); }},
+      {"DUCT_Allreduce_stream_c", [&] { return DUCT_Allreduce_stream_c(s, r, 4, F, MPI_SUM, c, st); }},
+      {"DUCT_Reduce_stream", [&] { return DUCT_Reduce_stream(s, r, 4, F, MPI_SUM, 0, c, st); }},
+      {"DUCT_Reduce_stream_c", [&] { return DUCT_Reduce_stream_c(s, r, 4, F, MPI_SUM, 0, c, st); }},
+      {"DUCT_Reduce_scatter_block_stream", [&] { return DUCT_Reduce_scatter_block_stream(s, r, 1, F, MPI_SUM, c, st); }},
+      {"DUCT_Reduce_scatter_block_stream_c",
+       [&] { return DUCT_Reduce_scatter_block_stream_c(s, r, 1, F, MPI_SUM, c, st); }},
+      {"DUCT_Reduce_scatter_stream", [&] { return DUCT_Reduce_scatter_stream(s, r, cn, F, MPI_SUM, c, st); }},
+      {"DUCT_Reduce_scatter_stream_c", [&] { return DUCT_Reduce_scatter_stream_c(s, r, ccn, F, MPI_SUM, c, st); }},
+      {"DUCT_Bcast_stream", [&] { return DUCT_Bcast_stream(r, 4, F, 0, c, st); }},
+      {"DUCT_Bcast_stream_c", [&] { return DUCT_Bcast_stream_c(r, 4, F, 0, c, st); }},
+      {"DUCT_Allgather_stream", [&] { return DUCT_Allgather_stream(s, 1, F, r, 1, F, c, st); }},
+      {"DUCT_Allgather_stream_c", [&] { return DUCT_Allgather_stream_c(s, 1, F, r, 1, F, c, st); }},
+      {"DUCT_Allgatherv_stream", [&] { return DUCT_Allgatherv_stream(s, 1, F, r, cn, ds, F, c, st); }},
+      {"DUCT_Allgatherv_stream_c", [&] { return DUCT_Allgatherv_stream_c(s, 1, F, r, ccn, cds, F, c, st); }},
+      {"DUCT_Alltoall_stream", [&] { return DUCT_Alltoall_stream(s, 1, F, r, 1, F, c, st); }},
+      {"DUCT_Alltoall_stream_c", [&] { return DUCT_Alltoall_stream_c(s, 1, F, r, 1, F, c, st); }},
+      {"DUCT_Alltoallv_stream", [&] { return DUCT_Alltoallv_stream(s, cn, ds, F, r, cn, ds, F, c, st); }},
+      {"DUCT_Alltoallv_stream_c", [&] { return DUCT_Alltoallv_stream_c(s, ccn, cds, F, r, ccn, cds, F, c, st); }},
+      {"DUCT_Gather_stream", [&] { return DUCT_Gather_stream(s, 1, F, r, 1, F, 0, c, st); }},
+      {"DUCT_Gather_stream_c", [&] { return DUCT_Gather_stream_c(s, 1, F, r, 1, F, 0, c, st); }},
+      {"DUCT_Gatherv_stream", [&] { return DUCT_Gatherv_stream(s, 1, F, r, cn, ds, F, 0, c, st); }},
+      {"DUCT_Gatherv_stream_c", [&] { return DUCT_Gatherv_stream_c(s, 1, F, r, ccn, cds, F, 0, c, st); }},
+      {"DUCT_Scatter_stream", [&] { return DUCT_Scatter_stream(s, 1, F, r, 1, F, 0, c, st); }},
+      {"DUCT_Scatter_stream_c", [&] { return DUCT_Scatter_stream_c(s, 1, F, r, 1, F, 0, c, st); }},
+      {"DUCT_Scatterv_stream", [&] { return DUCT_Scatterv_stream(s, cn, ds, F, r, 1, F, 0, c, st); }},
+      {"DUCT_Scatterv_stream_c", [&] { return DUCT_Scatterv_stream_c(s, ccn, cds, F, r, 1, F, 0, c, st); }},
+      {"DUCT_Barrier_stream", [&] { return DUCT_Barrier_stream(c, st); }},
+  };
+  for (const auto& [name, call] : forms) {
+    Pending p(name + " without a CUDA device");
+    expect(classify(call()), DUCT_ERRCLASS_NOT_SUPPORTED, {"need a CUDA device"}, name);
+  }
+  CHECK(b == std::vector<float>(b.size(), 0.0f));  // nothing was written
+  CHECK(DUCT_Allreduce(a.data(), b.data(), 16, MPI_FLOAT, MPI_SUM, c) == MPI_SUCCESS);
+  CHECK(b[0] == static_cast<float>(n));
+}
