@@ -31,4 +31,33 @@ void device_compute_wait() {
   if (g_stream) cudaStreamSynchronize(g_stream);
 }
 
+void* bench_stream() {
+  static cudaStream_t s = nullptr;
+  if (!s && cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) return nullptr;
+  return s;
+}
+
+bool stream_sync(void* stream) { return cudaStreamSynchronize(static_cast<cudaStream_t>(stream)) == cudaSuccess; }
+
+bool capture_begin(void* stream) {
+  return cudaStreamBeginCapture(static_cast<cudaStream_t>(stream), cudaStreamCaptureModeThreadLocal) == cudaSuccess;
+}
+
+void* capture_end(void* stream) {
+  cudaGraph_t g = nullptr;
+  if (cudaStreamEndCapture(static_cast<cudaStream_t>(stream), &g) != cudaSuccess || !g) return nullptr;
+  cudaGraphExec_t e = nullptr;
+  const bool ok = cudaGraphInstantiate(&e, g, 0) == cudaSuccess;
+  cudaGraphDestroy(g);  // the executable graph keeps what it needs (duct's part too)
+  return ok ? e : nullptr;
+}
+
+bool graph_launch(void* exec, void* stream) {
+  return cudaGraphLaunch(static_cast<cudaGraphExec_t>(exec), static_cast<cudaStream_t>(stream)) == cudaSuccess;
+}
+
+void graph_destroy(void* exec) {
+  if (exec) cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(exec));
+}
+
 }  // namespace duct::bench

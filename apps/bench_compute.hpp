@@ -24,4 +24,15 @@ void host_compute(double us, const std::function<void()>& poll, double poll_us);
 bool device_compute_start(double us);
 void device_compute_wait();
 
+// -S / -G: a stream of duct-bench's own (null without CUDA), its
+// synchronization, and CUDA graphs captured on it: capture_begin, then the
+// calls to capture, then capture_end gives an executable graph (null on
+// failure) that graph_launch replays on the stream.
+void* bench_stream();
+bool stream_sync(void* stream);
+bool capture_begin(void* stream);
+void* capture_end(void* stream);
+bool graph_launch(void* exec, void* stream);
+void graph_destroy(void* exec);
+
 }  // namespace duct::bench

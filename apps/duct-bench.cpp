@@ -24,12 +24,14 @@
 #include <functional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "bench_compute.hpp"
 #include "bench_data.hpp"
 #include "core/config.hpp"
 #include "duct/duct.h"
+#include "duct/duct_stream.h"
 #include "memory/cuda.hpp"
 #include "select/select.hpp"
 
@@ -56,6 +58,7 @@ struct Options {
   std::string algo;
   int mpi = 1;
   int nonblocking = 0;   // -N: DUCT_I* + MPI_Wait (and MPI_I* for the MPI column)
+  int stream = 0;        // -S: DUCT_*_stream on one CUDA stream (1), -G: replays of a captured graph (2)
   double overlap = -1;   // -O: compute time in us (0: as long as the blocking collective); <0: off
   double poll_us = 0;    // -T: call MPI_Test every this many us of compute (0: never)
 };
@@ -143,6 +146,9 @@ void usage() {
       "  -R <rounds>   time each size in <rounds> blocks, duct out-of-place, duct in-place and MPI taking turns,\n"
       "                and print the median block of each (default 1)\n"
       "  -N            nonblocking: time DUCT_I<coll> + MPI_Wait (and MPI_I<coll> + MPI_Wait on host buffers)\n"
+      "  -S            stream-ordered: time DUCT_<coll>_stream calls enqueued back to back on one CUDA stream\n"
+      "                (the stream is synchronized after each timed block; needs a CUDA device)\n"
+      "  -G            like -S, but each call is the replay of a CUDA graph that captured one DUCT_<coll>_stream\n"
       "  -O <us>       overlap mode: a computation of <us> microseconds (0: as long as the blocking collective;\n"
       "                a host loop, or a GPU kernel with device buffers) runs while a nonblocking collective is in\n"
       "                flight; prints the communication time left exposed, beside the blocking call's time\n"
@@ -151,7 +157,7 @@ void usage() {
 
 bool parse(int argc, char** argv, Options* o, std::string* err) {
   int c;
-  while ((c = getopt(argc, argv, "b:e:f:n:w:c:d:t:o:C:A:m:r:R:NO:T:h")) != -1) {
+  while ((c = getopt(argc, argv, "b:e:f:n:w:c:d:t:o:C:A:m:r:R:NSGO:T:h")) != -1) {
     switch (c) {
       case 'b':
       case 'e': {
@@ -173,6 +179,8 @@ bool parse(int argc, char** argv, Options* o, std::string* err) {
       case 'r': o->root = std::atoi(optarg); break;
       case 'R': o->rounds = std::atoi(optarg); break;
       case 'N': o->nonblocking = 1; break;
+      case 'S': o->stream = 1; break;
+      case 'G': o->stream = 2; break;
       case 'O': o->overlap = std::atof(optarg); break;
       case 'T': o->poll_us = std::atof(optarg); break;
       case 'h': usage(); std::exit(0);
@@ -183,6 +191,7 @@ bool parse(int argc, char** argv, Options* o, std::string* err) {
   if (o->iters < 0) return (*err = "-n must be >= 0"), false;
   if (o->rounds < 1) return (*err = "-R must be >= 1"), false;
   if (o->iters == 0 && o->overlap >= 0) return (*err = "-n 0 is not available in overlap mode"), false;
+  if (o->stream && (o->nonblocking || o->overlap >= 0)) return (*err = "-S/-G go with neither -N nor -O"), false;
   return true;
 }
 
@@ -286,6 +295,11 @@ int main(int argc, char** argv) {
   if (o.device == "cuda" && !DUCT_Query_cuda_support())
     fail("-d cuda: no usable CUDA device (" + cuda::unavailable_reason() + "); use -d host");
   if (o.device != "cuda" && o.device != "host" && o.device != "auto") fail("-d must be cuda, host or auto");
+  void* sstream = nullptr;
+  if (o.stream) {
+    if (!DUCT_Query_cuda_support()) fail("-S/-G: no usable CUDA device (" + cuda::unavailable_reason() + ")");
+    if (!(sstream = bench::bench_stream())) fail("-S/-G: cannot create a CUDA stream");
+  }
 
   MPI_Datatype dt = type->mpi();
   MPI_Op mpi_op = op->mpi;
@@ -325,6 +339,12 @@ int main(int argc, char** argv) {
                 o.check ? "on" : "off");
     if (!dev) std::printf("# host buffers: %s\n", DUCT_Query_cuda_support() ? "(-d host requested)" : cuda::unavailable_reason().c_str());
     std::printf("# selection: %s\n", o.algo.empty() ? "built-in rules (duct-info -a)" : ("forced " + o.algo).c_str());
+    if (o.stream == 1)
+      std::printf("# duct columns: DUCT_%s_stream calls back to back on one CUDA stream, synchronized after each block\n",
+                  coll.c_str());
+    if (o.stream == 2)
+      std::printf("# duct columns: replays of a CUDA graph that captured one DUCT_%s_stream, synchronized after each "
+                  "block\n", coll.c_str());
     if (o.overlap >= 0) {
       std::printf("# overlap mode: compute %s (%s), %s; exposed = overlapped - compute alone, %% of blocking\n",
                   o.overlap > 0 ? (std::to_string(o.overlap) + " us").c_str() : "as long as the blocking collective",
@@ -443,8 +463,47 @@ int main(int argc, char** argv) {
       if (coll == "scatter") return DUCT_Scatter(send.p, icount, dt, srb, icount, dt, root, w);
       return DUCT_Barrier(w);
     };
+    // -S: the stream-ordered form on duct-bench's stream (returns at once).
+    auto duct_enqueue = [&](bool ip) -> int {
+      const void* sb = ip ? MPI_IN_PLACE : send.p;
+      const MPI_Comm w = MPI_COMM_WORLD;
+      const void* rsb = ip && rank != root ? send.p : sb;
+      const void* gsb = ip && rank == root ? MPI_IN_PLACE : send.p;
+      void* srb = ip && rank == root ? MPI_IN_PLACE : recv.p;
+      void* bb = rank == root ? send.p : recv.p;
+      auto* st = static_cast<struct CUstream_st*>(sstream);
+      if (coll == "allreduce") return DUCT_Allreduce_stream(sb, recv.p, icount, dt, op->mpi, w, st);
+      if (coll == "reduce") return DUCT_Reduce_stream(rsb, recv.p, icount, dt, op->mpi, root, w, st);
+      if (coll == "bcast") return DUCT_Bcast_stream(bb, icount, dt, root, w, st);
+      if (coll == "allgather") return DUCT_Allgather_stream(sb, icount, dt, recv.p, icount, dt, w, st);
+      if (coll == "reduce_scatter") return DUCT_Reduce_scatter_block_stream(sb, recv.p, icount, dt, op->mpi, w, st);
+      if (coll == "alltoall") return DUCT_Alltoall_stream(sb, icount, dt, recv.p, icount, dt, w, st);
+      if (coll == "gather") return DUCT_Gather_stream(gsb, icount, dt, recv.p, icount, dt, root, w, st);
+      if (coll == "scatter") return DUCT_Scatter_stream(send.p, icount, dt, srb, icount, dt, root, w, st);
+      return DUCT_Barrier_stream(w, st);
+    };
+    // -G: one graph per variant (out-of-place, in-place) of this size,
+    // captured on first use; each call is a replay.
+    void* graphs[2] = {nullptr, nullptr};
+    auto duct_replay = [&](bool ip) -> int {
+      void*& g = graphs[ip ? 1 : 0];
+      if (!g) {
+        if (!bench::capture_begin(sstream)) return MPI_ERR_OTHER;
+        const int rc = duct_enqueue(ip);
+        g = bench::capture_end(sstream);
+        if (rc != MPI_SUCCESS) return rc;
+        if (!g) return MPI_ERR_OTHER;
+      }
+      return bench::graph_launch(g, sstream) ? MPI_SUCCESS : MPI_ERR_OTHER;
+    };
+    // What finishes a batch of calls before it is timed or checked.
+    auto settle = [&] {
+      if (o.stream) (void)bench::stream_sync(sstream);
+    };
     // -N: start, then MPI_Wait (which progresses duct through Open MPI's loop).
     auto duct_call = [&](bool ip) -> int {
+      if (o.stream == 1) return duct_enqueue(ip);
+      if (o.stream == 2) return duct_replay(ip);
       if (!o.nonblocking) return duct_start(ip, nullptr);
       MPI_Request q = MPI_REQUEST_NULL;
       int rc = duct_start(ip, &q);
@@ -511,6 +570,7 @@ int main(int argc, char** argv) {
       if (reset_in_place) prepare_in_place();
       else recv.upload(poison.data(), poison.size());
       if (call() != MPI_SUCCESS) rc_bad = 1;
+      settle();
       return o.check ? sum_over_ranks(wrong_now(reset_in_place)) : -1;
     };
     // Warm-up; returns the iterations of one timed block (-n, or with -n 0
@@ -520,6 +580,7 @@ int main(int argc, char** argv) {
       MPI_Barrier(MPI_COMM_WORLD);
       const double t0 = MPI_Wtime();
       for (int i = 0; i < w; ++i) call();
+      settle();
       if (o.iters > 0) return o.iters;
       const double per = max_over_ranks((MPI_Wtime() - t0) / w);
       return static_cast<int>(std::clamp(0.1 / std::max(per, 1e-9), 3.0, 200000.0));
@@ -528,6 +589,7 @@ int main(int argc, char** argv) {
       MPI_Barrier(MPI_COMM_WORLD);
       const double t0 = MPI_Wtime();
       for (int i = 0; i < iters; ++i) call();
+      settle();
       return max_over_ranks((MPI_Wtime() - t0) / iters);
     };
     auto median = [](std::vector<double> v) {
@@ -629,6 +691,8 @@ int main(int argc, char** argv) {
     }
     const double t_oop = median(r_oop), t_ip = median(r_ip), t_mpi = median(r_mpi);
     total_wrong += std::max(0LL, w_oop) + std::max(0LL, w_ip);
+    if (sstream) (void)bench::stream_sync(sstream);
+    for (void*& g : graphs) bench::graph_destroy(std::exchange(g, nullptr));
 
     if (rank == 0) {
       auto cols = [&](double t, long long w, bool have) {

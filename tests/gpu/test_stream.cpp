@@ -1,0 +1,298 @@
+// Stream-ordered collectives (duct/duct_stream.h) on a real GPU. Every case
+// writes its input with a kernel that first spins for a while on the same
+// stream, then enqueues the collective, then copies the result out on the
+// stream: a collective that did not wait for the work before it, or work
+// after it that did not wait for the collective, gives a wrong answer.
+// References: the MPI library's own collective on host copies of the inputs.
+#include <catch2/catch.hpp>
+#include <cuda_runtime.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <functional>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "duct/duct_stream.h"
+#include "stream_kernels.hpp"
+#include "testutil.hpp"
+
+using namespace duct;
+using namespace duct::test;
+namespace kg = duct::test::gpu;
+
+namespace {
+
+#define CU(call) REQUIRE((call) == cudaSuccess)
+
+struct DevF {
+  float* p = nullptr;
+  std::size_t n = 0;
+  explicit DevF(std::size_t n_) : n(n_) {
+    CU(cudaMalloc(&p, std::max<std::size_t>(n, 1) * sizeof(float)));
+    CU(cudaMemset(p, 0, std::max<std::size_t>(n, 1) * sizeof(float)));
+  }
+  ~DevF() { cudaFree(p); }
+  std::vector<float> get(cudaStream_t s) const {
+    std::vector<float> h(n);
+    if (n) CU(cudaMemcpyAsync(h.data(), p, n * sizeof(float), cudaMemcpyDeviceToHost, s));
+    CU(cudaStreamSynchronize(s));
+    return h;
+  }
+};
+
+std::vector<float> host_input(std::size_t n, int salt) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = kg::value(rank(), i, salt);
+  return v;
+}
+
+// One collective: sizes of its send and receive buffers (in floats), the
+// duct call and the MPI reference on host buffers (receive buffers start at 0).
+struct Case {
+  std::string name;
+  std::size_t send_n, recv_n;
+  std::function<int(float* s, float* r, cudaStream_t st)> duct;
+  std::function<void(const float* s, float* r)> mpi;
+};
+
+std::vector<Case> cases(std::size_t c) {
+  const int n = size(), me = rank();
+  const int ic = static_cast<int>(c);
+  const std::size_t un = static_cast<std::size_t>(n);
+  MPI_Comm w = MPI_COMM_WORLD;
+  auto cu = [](cudaStream_t s) { return reinterpret_cast<struct CUstream_st*>(s); };
+  // v-layouts: rank j's block is c + j floats, one float of gap between blocks.
+  auto vcounts = std::make_shared<std::vector<int>>(un), vdispls = std::make_shared<std::vector<int>>(un);
+  int pos = 0;
+  for (int j = 0; j < n; ++j) {
+    (*vcounts)[static_cast<std::size_t>(j)] = ic + j;
+    (*vdispls)[static_cast<std::size_t>(j)] = pos;
+    pos += ic + j + 1;
+  }
+  const std::size_t vtotal = static_cast<std::size_t>(pos);
+  const int mine = ic + me;
+  std::vector<Case> v;
+  v.push_back({"allreduce", c, c, [=](float* s, float* r, cudaStream_t st) { return DUCT_Allreduce_stream(s, r, ic, MPI_FLOAT, MPI_SUM, w, cu(st)); },
+               [=](const float* s, float* r) { MPI_Allreduce(s, r, ic, MPI_FLOAT, MPI_SUM, w); }});
+  v.push_back({"reduce", c, c, [=](float* s, float* r, cudaStream_t st) { return DUCT_Reduce_stream(s, r, ic, MPI_FLOAT, MPI_SUM, n - 1, w, cu(st)); },
+               [=](const float* s, float* r) { MPI_Reduce(s, r, ic, MPI_FLOAT, MPI_SUM, n - 1, w); }});
+  v.push_back({"bcast", c, c,
+               [=](float* s, float* r, cudaStream_t st) {
+                 if (me == 0) CU(cudaMemcpyAsync(r, s, c * sizeof(float), cudaMemcpyDeviceToDevice, st));
+                 return DUCT_Bcast_stream(r, ic, MPI_FLOAT, 0, w, cu(st));
+               },
+               [=](const float* s, float* r) {
+                 if (me == 0) std::memcpy(r, s, c * sizeof(float));
+                 MPI_Bcast(r, ic, MPI_FLOAT, 0, w);
+               }});
+  v.push_back({"allgather", c, c * un, [=](float* s, float* r, cudaStream_t st) { return DUCT_Allgather_stream(s, ic, MPI_FLOAT, r, ic, MPI_FLOAT, w, cu(st)); },
+               [=](const float* s, float* r) { MPI_Allgather(s, ic, MPI_FLOAT, r, ic, MPI_FLOAT, w); }});
+  v.push_back({"alltoall", c * un, c * un, [=](float* s, float* r, cudaStream_t st) { return DUCT_Alltoall_stream(s, ic, MPI_FLOAT, r, ic, MPI_FLOAT, w, cu(st)); },
+               [=](const float* s, float* r) { MPI_Alltoall(s, ic, MPI_FLOAT, r, ic, MPI_FLOAT, w); }});
+  v.push_back({"gather", c, c * un, [=](float* s, float* r, cudaStream_t st) { return DUCT_Gather_stream(s, ic, MPI_FLOAT, r, ic, MPI_FLOAT, 0, w, cu(st)); },
+               [=](const float* s, float* r) { MPI_Gather(s, ic, MPI_FLOAT, r, ic, MPI_FLOAT, 0, w); }});
+  v.push_back({"scatter", c * un, c, [=](float* s, float* r, cudaStream_t st) { return DUCT_Scatter_stream(s, ic, MPI_FLOAT, r, ic, MPI_FLOAT, n - 1, w, cu(st)); },
+               [=](const float* s, float* r) { MPI_Scatter(s, ic, MPI_FLOAT, r, ic, MPI_FLOAT, n - 1, w); }});
+  v.push_back({"reduce_scatter_block", c * un, c,
+               [=](float* s, float* r, cudaStream_t st) { return DUCT_Reduce_scatter_block_stream(s, r, ic, MPI_FLOAT, MPI_SUM, w, cu(st)); },
+               [=](const float* s, float* r) { MPI_Reduce_scatter_block(s, r, ic, MPI_FLOAT, MPI_SUM, w); }});
+  const std::size_t rs_total = static_cast<std::size_t>(std::accumulate(vcounts->begin(), vcounts->end(), 0));
+  v.push_back({"reduce_scatter", rs_total, static_cast<std::size_t>(mine),
+               [=](float* s, float* r, cudaStream_t st) { return DUCT_Reduce_scatter_stream(s, r, vcounts->data(), MPI_FLOAT, MPI_SUM, w, cu(st)); },
+               [=](const float* s, float* r) { MPI_Reduce_scatter(s, r, vcounts->data(), MPI_FLOAT, MPI_SUM, w); }});
+  v.push_back({"allgatherv", static_cast<std::size_t>(mine), vtotal,
+               [=](float* s, float* r, cudaStream_t st) { return DUCT_Allgatherv_stream(s, mine, MPI_FLOAT, r, vcounts->data(), vdispls->data(), MPI_FLOAT, w, cu(st)); },
+               [=](const float* s, float* r) { MPI_Allgatherv(s, mine, MPI_FLOAT, r, vcounts->data(), vdispls->data(), MPI_FLOAT, w); }});
+  v.push_back({"gatherv", static_cast<std::size_t>(mine), vtotal,
+               [=](float* s, float* r, cudaStream_t st) { return DUCT_Gatherv_stream(s, mine, MPI_FLOAT, r, vcounts->data(), vdispls->data(), MPI_FLOAT, n - 1, w, cu(st)); },
+               [=](const float* s, float* r) { MPI_Gatherv(s, mine, MPI_FLOAT, r, vcounts->data(), vdispls->data(), MPI_FLOAT, n - 1, w); }});
+  v.push_back({"scatterv", vtotal, static_cast<std::size_t>(mine),
+               [=](float* s, float* r, cudaStream_t st) { return DUCT_Scatterv_stream(s, vcounts->data(), vdispls->data(), MPI_FLOAT, r, mine, MPI_FLOAT, 0, w, cu(st)); },
+               [=](const float* s, float* r) { MPI_Scatterv(s, vcounts->data(), vdispls->data(), MPI_FLOAT, r, mine, MPI_FLOAT, 0, w); }});
+  // alltoallv: rank me sends c + j floats to rank j; receives c + me from each.
+  auto sc = std::make_shared<std::vector<int>>(un), sd = std::make_shared<std::vector<int>>(un);
+  auto rcn = std::make_shared<std::vector<int>>(un), rd = std::make_shared<std::vector<int>>(un);
+  int spos = 0, rpos = 0;
+  for (int j = 0; j < n; ++j) {
+    (*sc)[static_cast<std::size_t>(j)] = ic + j;
+    (*sd)[static_cast<std::size_t>(j)] = spos;
+    spos += ic + j;
+    (*rcn)[static_cast<std::size_t>(j)] = mine;
+    (*rd)[static_cast<std::size_t>(j)] = rpos;
+    rpos += mine + 1;
+  }
+  v.push_back({"alltoallv", static_cast<std::size_t>(spos), static_cast<std::size_t>(rpos),
+               [=](float* s, float* r, cudaStream_t st) { return DUCT_Alltoallv_stream(s, sc->data(), sd->data(), MPI_FLOAT, r, rcn->data(), rd->data(), MPI_FLOAT, w, cu(st)); },
+               [=](const float* s, float* r) { MPI_Alltoallv(s, sc->data(), sd->data(), MPI_FLOAT, r, rcn->data(), rd->data(), MPI_FLOAT, w); }});
+  v.push_back({"allreduce in place", 0, c,
+               [=](float*, float* r, cudaStream_t st) { return DUCT_Allreduce_stream(MPI_IN_PLACE, r, ic, MPI_FLOAT, MPI_SUM, w, cu(st)); },
+               [=](const float*, float* r) { MPI_Allreduce(MPI_IN_PLACE, r, ic, MPI_FLOAT, MPI_SUM, w); }});
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("every stream-ordered collective waits for the stream and is seen by later work", "[gpu][stream]") {
+  if (suite_kind() != MemKind::device) return;
+  cudaStream_t st;
+  CU(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  for (std::size_t c : {std::size_t{1}, std::size_t{7}, std::size_t{65536 + 3}}) {
+    for (Case& k : cases(c)) {
+      const int salt = static_cast<int>(c % 5) + 1;
+      DevF s(k.send_n), r(k.recv_n);
+      std::vector<float> hs = host_input(k.send_n, salt), hr(k.recv_n, 0.0f);
+      // In place: the receive buffer is the input.
+      const bool in_place = k.send_n == 0;
+      if (in_place) hr = host_input(k.recv_n, salt);
+      std::vector<float> expect = hr;
+      k.mpi(hs.data(), expect.data());
+      // The input exists only after a kernel that spins 2 ms first.
+      kg::fill_late(in_place ? r.p : s.p, in_place ? r.n : s.n, rank(), salt, 2000, st);
+      int rc;
+      {
+        Pending p("DUCT_" + k.name + "_stream count " + std::to_string(c));
+        rc = k.duct(s.p, r.p, st);
+      }
+      CHECK(rc == MPI_SUCCESS);
+      std::vector<float> got;
+      {
+        Pending p("cudaStreamSynchronize after DUCT_" + k.name + "_stream count " + std::to_string(c));
+        got = r.get(st);
+      }
+      INFO(k.name << " count " << c);
+      CHECK(got == expect);
+    }
+  }
+  CHECK(DUCT_Barrier_stream(MPI_COMM_WORLD, reinterpret_cast<struct CUstream_st*>(st)) == MPI_SUCCESS);
+  CU(cudaStreamSynchronize(st));
+  CU(cudaStreamDestroy(st));
+}
+
+TEST_CASE("many stream-ordered collectives outstanding, on two communicators and two streams", "[gpu][stream]") {
+  if (suite_kind() != MemKind::device) return;
+  MPI_Comm a, b;
+  MPI_Comm_dup(MPI_COMM_WORLD, &a);
+  MPI_Comm_split(MPI_COMM_WORLD, 0, size() - rank(), &b);  // reversed rank order
+  cudaStream_t s1, s2;
+  CU(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+  CU(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+  constexpr int kOps = 12;
+  const std::size_t c = 4099;
+  std::vector<std::unique_ptr<DevF>> in, out;
+  std::vector<std::vector<float>> expect;
+  for (int i = 0; i < kOps; ++i) {
+    in.push_back(std::make_unique<DevF>(c));
+    out.push_back(std::make_unique<DevF>(c));
+    MPI_Comm comm = i % 2 ? b : a;
+    std::vector<float> h = host_input(c, i), e(c);
+    MPI_Allreduce(h.data(), e.data(), static_cast<int>(c), MPI_FLOAT, MPI_SUM, comm);
+    expect.push_back(e);
+  }
+  {
+    Pending p("12 stream-ordered allreduces enqueued on two streams and two communicators");
+    for (int i = 0; i < kOps; ++i) {
+      // Alternate streams every 3 calls: a call on the other stream must not overtake.
+      cudaStream_t st = (i / 3) % 2 ? s2 : s1;
+      kg::fill_late(in[static_cast<std::size_t>(i)]->p, c, rank(), i, i % 3 == 0 ? 1000 : 0, st);
+      CHECK(DUCT_Allreduce_stream(in[static_cast<std::size_t>(i)]->p, out[static_cast<std::size_t>(i)]->p,
+                                  static_cast<int>(c), MPI_FLOAT, MPI_SUM, i % 2 ? b : a,
+                                  reinterpret_cast<struct CUstream_st*>(st)) == MPI_SUCCESS);
+    }
+  }
+  {
+    Pending p("synchronizing the two streams");
+    CU(cudaStreamSynchronize(s1));
+    CU(cudaStreamSynchronize(s2));
+  }
+  for (int i = 0; i < kOps; ++i) {
+    INFO("op " << i);
+    CHECK(out[static_cast<std::size_t>(i)]->get(s1) == expect[static_cast<std::size_t>(i)]);
+  }
+  // A blocking collective on the same communicators is not held up by the
+  // stream side, and frees wait for it.
+  std::vector<float> x(8, 1.0f), y(8);
+  CHECK(DUCT_Allreduce(x.data(), y.data(), 8, MPI_FLOAT, MPI_SUM, a) == MPI_SUCCESS);
+  CHECK(y[0] == static_cast<float>(size()));
+  MPI_Comm_free(&a);
+  MPI_Comm_free(&b);
+  CU(cudaStreamDestroy(s1));
+  CU(cudaStreamDestroy(s2));
+}
+
+TEST_CASE("host buffers in stream order", "[gpu][stream]") {
+  if (suite_kind() != MemKind::device) return;
+  cudaStream_t st;
+  CU(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  const std::size_t c = 70001;
+  float *hin, *hout;
+  CU(cudaMallocHost(&hin, c * sizeof(float)));
+  std::vector<float> pageable(c, 0.0f);
+  hout = pageable.data();  // pageable receive buffer
+  std::memset(hin, 0, c * sizeof(float));
+  DevF d(c);
+  std::vector<float> h = host_input(c, 3), expect(c);
+  MPI_Allreduce(h.data(), expect.data(), static_cast<int>(c), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+  // Input: device kernel (late), then D2H into pinned host memory, all on the stream.
+  kg::fill_late(d.p, c, rank(), 3, 2000, st);
+  CU(cudaMemcpyAsync(hin, d.p, c * sizeof(float), cudaMemcpyDeviceToHost, st));
+  {
+    Pending p("DUCT_Allreduce_stream on host buffers");
+    CHECK(DUCT_Allreduce_stream(hin, hout, static_cast<int>(c), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD,
+                                reinterpret_cast<struct CUstream_st*>(st)) == MPI_SUCCESS);
+  }
+  // Later work sees the result: copy it back to the device on the stream.
+  DevF back(c);
+  CU(cudaMemcpyAsync(back.p, hout, c * sizeof(float), cudaMemcpyHostToDevice, st));
+  CHECK(back.get(st) == expect);
+  CHECK(pageable == expect);
+  CU(cudaFreeHost(hin));
+  CU(cudaStreamDestroy(st));
+}
+
+TEST_CASE("a captured stream-ordered allreduce replays 100 times with the right result", "[gpu][stream][graph]") {
+  if (suite_kind() != MemKind::device) return;
+  constexpr int kReplays = 100;
+  const std::size_t c = 4099;
+  cudaStream_t st;
+  CU(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  DevF in(c), out(c), history(c * kReplays);
+  int* counter = nullptr;
+  CU(cudaMalloc(&counter, sizeof(int)));
+  CU(cudaMemset(counter, 0, sizeof(int)));
+  // Ranks capture at different times: capturing must not wait for the GPU
+  // or for the other ranks' captures.
+  if (rank() == 0) usleep(300 * 1000);
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  {
+    Pending p("capturing a stream-ordered allreduce");
+    CU(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+    kg::fill_from_counter(in.p, c, rank(), counter, st);
+    int rc = DUCT_Allreduce_stream(in.p, out.p, static_cast<int>(c), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD,
+                                   reinterpret_cast<struct CUstream_st*>(st));
+    kg::record_and_bump(history.p, out.p, c, counter, st);
+    CU(cudaStreamEndCapture(st, &graph));
+    CHECK(rc == MPI_SUCCESS);
+    CU(cudaGraphInstantiate(&exec, graph, 0));
+  }
+  {
+    Pending p("100 graph launches");
+    for (int i = 0; i < kReplays; ++i) CU(cudaGraphLaunch(exec, st));
+    CU(cudaStreamSynchronize(st));
+  }
+  std::vector<float> got = history.get(st);
+  int bad = 0;
+  for (int i = 0; i < kReplays; ++i) {
+    std::vector<float> h = host_input(c, i), e(c);
+    MPI_Allreduce(h.data(), e.data(), static_cast<int>(c), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    if (!std::equal(e.begin(), e.end(), got.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(i) * c)))
+      ++bad;
+  }
+  CHECK(bad == 0);
+  CU(cudaGraphExecDestroy(exec));
+  CU(cudaGraphDestroy(graph));
+  CU(cudaFree(counter));
+  CU(cudaStreamDestroy(st));
+}
