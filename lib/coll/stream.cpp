@@ -28,6 +28,14 @@ namespace {
 constexpr std::uint64_t kReleased = std::uint64_t{1} << 62;
 
 void store(std::uint64_t* w, std::uint64_t v) { std::atomic_ref<std::uint64_t>(*w).store(v, std::memory_order_release); }
+std::uint64_t load(const std::uint64_t* w) { return std::atomic_ref<const std::uint64_t>(*w).load(std::memory_order_acquire); }
+
+// DUCT_STREAM_EMULATE=1 (tests without a GPU): no CUDA call. The
+// "stream" reaches every call at once (the host function runs in the
+// call) and its wait is the caller spinning on the completion word, so
+// each call returns when its collective is done; everything between (the
+// stream thread, the stream side, the words) runs as on a GPU.
+bool emulated() { return config::get().stream_emulate; }
 }  // namespace
 
 struct StreamSide {
@@ -85,8 +93,8 @@ class FlagPool {
       void* page = std::aligned_alloc(kPage, kPage);
       if (!page) return make_error(Errc::no_memory, "no memory for stream completion words");
       std::memset(page, 0, kPage);
-      void* d = nullptr;
-      Status st = memory::cuda::host_register(page, kPage, &d);
+      void* d = page;  // emulated streams read the host address
+      Status st = emulated() ? Status::ok() : memory::cuda::host_register(page, kPage, &d);
       if (!st) {
         std::free(page);
         return st.context("registering stream completion words with CUDA");
@@ -224,7 +232,7 @@ void Worker::begin(StreamOp* op) {
     finish(op, make_error(Errc::comm, "its communicator was freed before the graph was replayed"));
     return;
   }
-  if (op->device != device_) {
+  if (op->device != device_ && !emulated()) {
     Status st = memory::cuda::set_device(op->device);
     if (!st) {
       finish(op, st);
@@ -318,7 +326,7 @@ Status side_of(Context& ctx, MPI_Comm comm, Runtime& rt, std::shared_ptr<StreamS
   auto s = std::make_shared<StreamSide>();
   s->user_cid = ctx.cid;
   DUCT_TRY(FlagPool::instance().get(&s->done, &s->done_dev));
-  DUCT_TRY(memory::cuda::event_create(&s->order_ev));
+  if (!emulated()) DUCT_TRY(memory::cuda::event_create(&s->order_ev));
   int rc = PMPI_Comm_dup(comm, &s->comm);
   if (rc != MPI_SUCCESS) return mpi_error(rc, "MPI_Comm_dup").context("creating the communicator's stream side");
   Status st = rt.context(s->comm, &s->ctx);
@@ -336,11 +344,31 @@ StreamSide::~StreamSide() {
   memory::cuda::event_destroy(order_ev);
 }
 
+namespace {
+// What an emulated stream does with the three stream operations.
+Status emulated_call(StreamSide& s, std::unique_ptr<StreamOp> op) {
+  op->value = s.issued + 1;
+  s.issued = op->value;
+  const std::uint64_t v = op->value;
+  Worker::instance().fire(op.release());
+  const double timeout = config::get().timeout;
+  const auto started = std::chrono::steady_clock::now();
+  for (unsigned polls = 0; load(s.done) < v; ++polls) {
+    sched_yield();
+    if (timeout > 0 && polls % 1024 == 0 &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() > 2 * timeout + 5)
+      return make_error(Errc::timeout, "emulated stream: the collective did not finish (the stream thread is stuck)");
+  }
+  return Status::ok();
+}
+}  // namespace
+
 Status start_stream(Context& ctx, MPI_Comm comm, const CollArgs& a, void* stream) {
-  if (!memory::cuda::available())
+  const bool emulate = emulated();
+  if (!emulate && !memory::cuda::available())
     return make_error(Errc::not_supported, "the stream-ordered forms need a CUDA device: %s",
                       memory::cuda::unavailable_reason().c_str());
-  if (!memory::cuda::stream_memops())
+  if (!emulate && !memory::cuda::stream_memops())
     return make_error(Errc::not_supported,
                       "the stream-ordered forms need CUDA stream memory operations (cuStreamWaitValue64), "
                       "which this driver does not offer");
@@ -358,6 +386,12 @@ Status start_stream(Context& ctx, MPI_Comm comm, const CollArgs& a, void* stream
   DUCT_TRY(side_of(ctx, comm, *rt, &s));
   if (s->failed.load(std::memory_order_acquire)) return s->first_error();
 
+  if (emulate) {
+    auto op = std::make_unique<StreamOp>();
+    op->side = s;
+    op->args = a;
+    return emulated_call(*s, std::move(op));
+  }
   bool capturing = false;
   unsigned long long capture = 0;
   void* graph = nullptr;

@@ -58,6 +58,10 @@ constexpr Var kTable[] = {
      "the device engine learns that its kernel finished from a word the GPU writes into the node's "
      "shared memory (a stream memory operation; the other ranks read it too), not by polling a CUDA "
      "event; 0 polls the event (for comparison, or where registering the shared memory fails)"},
+    {"DUCT_STREAM_EMULATE", Kind::boolean, "0", nullptr, false,
+     "testing without a GPU: the stream-ordered forms (DUCT_*_stream) run on host buffers with an "
+     "emulated stream that reaches each call at once and waits on the host for it to finish (duct's "
+     "stream thread, stream sides and completion words as on a GPU; no CUDA call, no graphs)"},
     {"DUCT_INTERPOSE", Kind::boolean, "1", nullptr, true,
      "with libduct-mpi loaded (LD_PRELOAD): 1 serves the program's MPI collectives with duct, 0 passes "
      "every call to the MPI library unchanged"},
@@ -162,6 +166,7 @@ Status apply(const Var& v, const char* value, Config* c) {
   if (name == "DUCT_INTERPOSE") return bool_field(&c->interpose);
   if (name == "DUCT_ENGINE") return bool_field(&c->engine);
   if (name == "DUCT_ENGINE_MEMOPS") return bool_field(&c->engine_memops);
+  if (name == "DUCT_STREAM_EMULATE") return bool_field(&c->stream_emulate);
   auto long_field = [&](long* field, long lo, long hi, const char* expected) -> Status {
     long n;
     if (!parse_long(value, &n) || n < lo || n > hi) return bad_value(v, value, expected);

@@ -47,6 +47,7 @@ struct Config {
   bool interpose = true;             // DUCT_INTERPOSE (libduct-mpi)
   bool engine = true;                // DUCT_ENGINE
   bool engine_memops = true;         // DUCT_ENGINE_MEMOPS
+  bool stream_emulate = false;       // DUCT_STREAM_EMULATE (tests without a GPU)
   long ipc_cache_size = 256;         // DUCT_IPC_CACHE_SIZE
   size_t ipc_cache_bytes = size_t{1} << 30;  // DUCT_IPC_CACHE_BYTES
 };
