@@ -6,6 +6,7 @@
 #include "capi/requests.hpp"
 #include "coll/nonblocking.hpp"
 #include "coll/stream.hpp"
+#include "memory/cuda.hpp"
 #include "core/config.hpp"
 #include "core/log.hpp"
 
@@ -93,6 +94,12 @@ int Entry::enqueue(const coll::CollArgs& a) {
   // refuse packed datatypes and staged buffers before getting here.
   if (nthen_ > 0)
     return fail(make_error(Errc::internal, "a stream-ordered call with host work after it (unpacking or staging)"));
+  // The communicator's first duct call sets up its context (allocations,
+  // registrations), possibly while the stream is being captured.
+  struct Relaxed {
+    int old = memory::cuda::relax_capture_mode();
+    ~Relaxed() { memory::cuda::restore_capture_mode(old); }
+  } relaxed;
   coll::Context* ctx = nullptr;
   Status st = context(&ctx);
   if (!st) return fail(st);

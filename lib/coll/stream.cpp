@@ -36,6 +36,14 @@ std::uint64_t load(const std::uint64_t* w) { return std::atomic_ref<const std::u
 // each call returns when its collective is done; everything between (the
 // stream thread, the stream side, the words) runs as on a GPU.
 bool emulated() { return config::get().stream_emulate; }
+
+// The calling thread may make CUDA calls that capture forbids (see
+// memory::cuda::relax_capture_mode) for the scope's duration.
+struct RelaxedCapture {
+  int old;
+  RelaxedCapture() : old(emulated() ? -1 : memory::cuda::relax_capture_mode()) {}
+  ~RelaxedCapture() { memory::cuda::restore_capture_mode(old); }
+};
 }  // namespace
 
 struct StreamSide {
@@ -255,6 +263,9 @@ void Worker::begin(StreamOp* op) {
 }
 
 void Worker::loop() {
+  // Its CUDA calls (kernels, copies, IPC mappings, allocations) are never
+  // part of an application's capture, and must not fail during one.
+  if (!emulated()) (void)memory::cuda::relax_capture_mode();
   unsigned idle = 0;
   std::deque<StreamOp*> batch;
   std::vector<StreamOp*> gone;
@@ -374,6 +385,7 @@ Status start_stream(Context& ctx, MPI_Comm comm, const CollArgs& a, void* stream
                       "which this driver does not offer");
   Runtime* rt = nullptr;
   DUCT_TRY(Runtime::get(&rt));
+  RelaxedCapture relaxed;  // setting up the stream side may allocate and register memory
   Worker& w = Worker::instance();
   DUCT_TRY(w.ensure_started(*rt));
   if (ctx.size() > 1 && config::get().check) {

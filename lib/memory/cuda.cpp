@@ -322,6 +322,22 @@ Status graph_keep(void* graph, void* obj, void (*destroy)(void*)) noexcept {
   return Status::ok();
 }
 
+int relax_capture_mode() noexcept {
+  if (!ready().available) return -1;
+  cudaStreamCaptureMode m = cudaStreamCaptureModeRelaxed;
+  if (cudaThreadExchangeStreamCaptureMode(&m) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return -1;
+  }
+  return static_cast<int>(m);
+}
+
+void restore_capture_mode(int mode) noexcept {
+  if (mode < 0) return;
+  cudaStreamCaptureMode m = static_cast<cudaStreamCaptureMode>(mode);
+  if (cudaThreadExchangeStreamCaptureMode(&m) != cudaSuccess) (void)cudaGetLastError();
+}
+
 Status stream_query(void* st, bool* done) noexcept {
   cudaError_t e = cudaStreamQuery(static_cast<cudaStream_t>(st));
   if (e == cudaErrorNotReady) {

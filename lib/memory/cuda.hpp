@@ -129,6 +129,15 @@ Status capture_info(void* stream, bool* capturing, unsigned long long* id, void*
 // cudaGraphRetainUserObject). destroy must not call CUDA.
 Status graph_keep(void* graph, void* obj, void (*destroy)(void*)) noexcept;
 
+// While a stream is captured, CUDA refuses calls that might synchronize
+// (cudaMalloc, cudaHostRegister, ...) on the capturing thread, and, in
+// the global capture mode, on every other thread. duct's own setup calls
+// are none of the captured work: relax_capture_mode() lets the calling
+// thread make them (cudaThreadExchangeStreamCaptureMode, Relaxed) and
+// returns the thread's previous mode for restore_capture_mode().
+int relax_capture_mode() noexcept;
+void restore_capture_mode(int mode) noexcept;
+
 // Release duct's streams and events (at finalize).
 void shutdown() noexcept;
 

@@ -61,6 +61,8 @@ Status wait_value64(void*, void*, std::uint64_t) noexcept { return no_cuda("cuSt
 Status stream_wait_event(void*, void*) noexcept { return no_cuda("cudaStreamWaitEvent"); }
 Status capture_info(void*, bool*, unsigned long long*, void**) noexcept { return no_cuda("cudaStreamGetCaptureInfo"); }
 Status graph_keep(void*, void*, void (*)(void*)) noexcept { return no_cuda("cudaUserObjectCreate"); }
+int relax_capture_mode() noexcept { return -1; }
+void restore_capture_mode(int) noexcept {}
 void shutdown() noexcept {}
 
 }  // namespace duct::memory::cuda
