@@ -225,12 +225,13 @@ TEST_CASE("host buffers in stream order", "[gpu][stream]") {
   if (suite_kind() != MemKind::device) return;
   cudaStream_t st;
   CU(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  auto* cs = reinterpret_cast<struct CUstream_st*>(st);
   const std::size_t c = 70001;
   float *hin, *hout;
   CU(cudaMallocHost(&hin, c * sizeof(float)));
-  std::vector<float> pageable(c, 0.0f);
-  hout = pageable.data();  // pageable receive buffer
+  CU(cudaMallocHost(&hout, c * sizeof(float)));
   std::memset(hin, 0, c * sizeof(float));
+  std::memset(hout, 0, c * sizeof(float));
   DevF d(c);
   std::vector<float> h = host_input(c, 3), expect(c);
   MPI_Allreduce(h.data(), expect.data(), static_cast<int>(c), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
@@ -238,16 +239,25 @@ TEST_CASE("host buffers in stream order", "[gpu][stream]") {
   kg::fill_late(d.p, c, rank(), 3, 2000, st);
   CU(cudaMemcpyAsync(hin, d.p, c * sizeof(float), cudaMemcpyDeviceToHost, st));
   {
-    Pending p("DUCT_Allreduce_stream on host buffers");
-    CHECK(DUCT_Allreduce_stream(hin, hout, static_cast<int>(c), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD,
-                                reinterpret_cast<struct CUstream_st*>(st)) == MPI_SUCCESS);
+    Pending p("DUCT_Allreduce_stream on pinned host buffers");
+    CHECK(DUCT_Allreduce_stream(hin, hout, static_cast<int>(c), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, cs) == MPI_SUCCESS);
   }
   // Later work sees the result: copy it back to the device on the stream.
   DevF back(c);
   CU(cudaMemcpyAsync(back.p, hout, c * sizeof(float), cudaMemcpyHostToDevice, st));
   CHECK(back.get(st) == expect);
-  CHECK(pageable == expect);
+  // Pageable memory (read on the host once the stream is done).
+  std::vector<float> pageable = h, expect2(c);
+  MPI_Allreduce(h.data(), expect2.data(), static_cast<int>(c), MPI_FLOAT, MPI_MAX, MPI_COMM_WORLD);
+  {
+    Pending p("DUCT_Allreduce_stream in place on pageable host memory");
+    CHECK(DUCT_Allreduce_stream(MPI_IN_PLACE, pageable.data(), static_cast<int>(c), MPI_FLOAT, MPI_MAX, MPI_COMM_WORLD,
+                                cs) == MPI_SUCCESS);
+    CU(cudaStreamSynchronize(st));
+  }
+  CHECK(pageable == expect2);
   CU(cudaFreeHost(hin));
+  CU(cudaFreeHost(hout));
   CU(cudaStreamDestroy(st));
 }
 
