@@ -13,6 +13,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "coll/nonblocking.hpp"
@@ -328,17 +329,29 @@ void Worker::stop() noexcept {
   if (thread_.joinable()) thread_.join();
   // MPI_Finalize with stream-ordered collectives not finished is erroneous;
   // release their streams rather than leave the GPU waiting forever.
-  std::lock_guard<std::mutex> lock(m_);
-  for (StreamOp* op : graph_ops_) store(op->flag, 1);
-  for (auto& w : sides_)
-    if (auto s = w.lock()) {
-      if (s->finished < s->issued)
-        DUCT_WARN(coll, "MPI_Finalize with %llu stream-ordered collective(s) of communicator cid %u not finished",
-                  static_cast<unsigned long long>(s->issued - s->finished), s->user_cid);
-      store(s->done, kReleased);
-      s->dead.store(true, std::memory_order_release);
-      s->ctx = nullptr;  // torn down with every context at finalize
-    }
+  std::vector<std::shared_ptr<StreamSide>> live;
+  {
+    std::lock_guard<std::mutex> lock(m_);
+    for (StreamOp* op : graph_ops_) store(op->flag, 1);
+    for (auto& w : sides_)
+      if (auto s = w.lock()) live.push_back(std::move(s));
+    sides_.clear();
+  }
+  // Free the duplicates the sides own, in creation order (the same on every
+  // rank: freeing their contexts is collective). MPI still works here: duct
+  // tears down at the start of MPI_Finalize.
+  for (auto& s : live) {
+    if (s->finished < s->issued)
+      DUCT_WARN(coll, "MPI_Finalize with %llu stream-ordered collective(s) of communicator cid %u not finished",
+                static_cast<unsigned long long>(s->issued - s->finished), s->user_cid);
+    store(s->done, kReleased);
+    s->dead.store(true, std::memory_order_release);
+    Context* c = std::exchange(s->ctx, nullptr);
+    if (c && !c->queue.empty())
+      abandon(*c, make_error(Errc::internal, "MPI_Finalize was called with stream-ordered collectives of "
+                                             "communicator cid %u not finished", s->user_cid));
+    if (s->comm != MPI_COMM_NULL) PMPI_Comm_free(&s->comm);
+  }
 }
 
 // The stream side of ctx, created collectively by the first call.
