@@ -437,8 +437,9 @@ Status start_stream(Context& ctx, MPI_Comm comm, const CollArgs& a, void* stream
   int dev = 0;
   DUCT_TRY(memory::cuda::stream_device(stream, &dev));
   if (s->any && stream != s->last_stream && capture == s->last_capture) {
-    // Not before the communicator's previous stream-ordered call (on another stream).
-    DUCT_TRY(memory::cuda::event_record(s->order_ev, s->last_stream));
+    // Not before the communicator's previous stream-ordered call, on
+    // another stream: order_ev was recorded after it (that stream may be
+    // gone by now; the record stays valid).
     DUCT_TRY(memory::cuda::stream_wait_event(stream, s->order_ev));
   }
 
@@ -462,6 +463,8 @@ Status start_stream(Context& ctx, MPI_Comm comm, const CollArgs& a, void* stream
     s->issued = raw->value;
     DUCT_TRY(memory::cuda::wait_value64(stream, s->done_dev, s->issued));
   }
+  // Where the next call on another stream must start from.
+  DUCT_TRY(memory::cuda::event_record(s->order_ev, stream));
   s->last_stream = stream;
   s->last_capture = capture;
   s->any = true;
