@@ -366,7 +366,13 @@ Status side_of(Context& ctx, MPI_Comm comm, Runtime& rt, std::shared_ptr<StreamS
   if (!emulated()) DUCT_TRY(memory::cuda::event_create(&s->order_ev));
   int rc = PMPI_Comm_dup(comm, &s->comm);
   if (rc != MPI_SUCCESS) return mpi_error(rc, "MPI_Comm_dup").context("creating the communicator's stream side");
-  Status st = rt.context(s->comm, &s->ctx);
+  Status st;
+  {
+    // As Entry::context: setting a context up touches the UCX worker and
+    // the runtime's tables, which the stream thread's progress uses too.
+    std::lock_guard<std::recursive_mutex> lock(rt.mutex());
+    st = rt.context(s->comm, &s->ctx);
+  }
   if (!st) return st.context("creating the communicator's stream side");
   ctx.streams = s;
   Worker::instance().add_side(s);
