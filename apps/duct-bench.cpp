@@ -434,7 +434,8 @@ int main(int argc, char** argv) {
       recv.upload(r.data(), r.size());
     };
 
-    // Blocking, or with `req` the nonblocking form (started only).
+    // Blocking, with `req` the nonblocking form (started only), or with -S/-G
+    // the stream-ordered form on duct-bench's stream (returns at once).
     auto duct_start = [&](bool ip, MPI_Request* req) -> int {
       const void* sb = ip ? MPI_IN_PLACE : send.p;
       const MPI_Comm w = MPI_COMM_WORLD;
@@ -442,6 +443,18 @@ int main(int argc, char** argv) {
       const void* gsb = ip && rank == root ? MPI_IN_PLACE : send.p;
       void* srb = ip && rank == root ? MPI_IN_PLACE : recv.p;
       void* bb = rank == root ? send.p : recv.p;
+      if (o.stream) {
+        auto* st = static_cast<struct CUstream_st*>(sstream);
+        if (coll == "allreduce") return DUCT_Allreduce_stream(sb, recv.p, icount, dt, op->mpi, w, st);
+        if (coll == "reduce") return DUCT_Reduce_stream(rsb, recv.p, icount, dt, op->mpi, root, w, st);
+        if (coll == "bcast") return DUCT_Bcast_stream(bb, icount, dt, root, w, st);
+        if (coll == "allgather") return DUCT_Allgather_stream(sb, icount, dt, recv.p, icount, dt, w, st);
+        if (coll == "reduce_scatter") return DUCT_Reduce_scatter_block_stream(sb, recv.p, icount, dt, op->mpi, w, st);
+        if (coll == "alltoall") return DUCT_Alltoall_stream(sb, icount, dt, recv.p, icount, dt, w, st);
+        if (coll == "gather") return DUCT_Gather_stream(gsb, icount, dt, recv.p, icount, dt, root, w, st);
+        if (coll == "scatter") return DUCT_Scatter_stream(send.p, icount, dt, srb, icount, dt, root, w, st);
+        return DUCT_Barrier_stream(w, st);
+      }
       if (req) {
         if (coll == "allreduce") return DUCT_Iallreduce(sb, recv.p, icount, dt, op->mpi, w, req);
         if (coll == "reduce") return DUCT_Ireduce(rsb, recv.p, icount, dt, op->mpi, root, w, req);
@@ -463,25 +476,6 @@ int main(int argc, char** argv) {
       if (coll == "scatter") return DUCT_Scatter(send.p, icount, dt, srb, icount, dt, root, w);
       return DUCT_Barrier(w);
     };
-    // -S: the stream-ordered form on duct-bench's stream (returns at once).
-    auto duct_enqueue = [&](bool ip) -> int {
-      const void* sb = ip ? MPI_IN_PLACE : send.p;
-      const MPI_Comm w = MPI_COMM_WORLD;
-      const void* rsb = ip && rank != root ? send.p : sb;
-      const void* gsb = ip && rank == root ? MPI_IN_PLACE : send.p;
-      void* srb = ip && rank == root ? MPI_IN_PLACE : recv.p;
-      void* bb = rank == root ? send.p : recv.p;
-      auto* st = static_cast<struct CUstream_st*>(sstream);
-      if (coll == "allreduce") return DUCT_Allreduce_stream(sb, recv.p, icount, dt, op->mpi, w, st);
-      if (coll == "reduce") return DUCT_Reduce_stream(rsb, recv.p, icount, dt, op->mpi, root, w, st);
-      if (coll == "bcast") return DUCT_Bcast_stream(bb, icount, dt, root, w, st);
-      if (coll == "allgather") return DUCT_Allgather_stream(sb, icount, dt, recv.p, icount, dt, w, st);
-      if (coll == "reduce_scatter") return DUCT_Reduce_scatter_block_stream(sb, recv.p, icount, dt, op->mpi, w, st);
-      if (coll == "alltoall") return DUCT_Alltoall_stream(sb, icount, dt, recv.p, icount, dt, w, st);
-      if (coll == "gather") return DUCT_Gather_stream(gsb, icount, dt, recv.p, icount, dt, root, w, st);
-      if (coll == "scatter") return DUCT_Scatter_stream(send.p, icount, dt, srb, icount, dt, root, w, st);
-      return DUCT_Barrier_stream(w, st);
-    };
     // -G: one graph per variant (out-of-place, in-place) of this size,
     // captured on first use; each call is a replay.
     void* graphs[2] = {nullptr, nullptr};
@@ -489,7 +483,7 @@ int main(int argc, char** argv) {
       void*& g = graphs[ip ? 1 : 0];
       if (!g) {
         if (!bench::capture_begin(sstream)) return MPI_ERR_OTHER;
-        const int rc = duct_enqueue(ip);
+        const int rc = duct_start(ip, nullptr);
         g = bench::capture_end(sstream);
         if (rc != MPI_SUCCESS) return rc;
         if (!g) return MPI_ERR_OTHER;
@@ -501,8 +495,8 @@ int main(int argc, char** argv) {
       if (o.stream) (void)bench::stream_sync(sstream);
     };
     // -N: start, then MPI_Wait (which progresses duct through Open MPI's loop).
+    // -S enqueues (duct_start), -G replays.
     auto duct_call = [&](bool ip) -> int {
-      if (o.stream == 1) return duct_enqueue(ip);
       if (o.stream == 2) return duct_replay(ip);
       if (!o.nonblocking) return duct_start(ip, nullptr);
       MPI_Request q = MPI_REQUEST_NULL;
