@@ -43,7 +43,6 @@ struct EngineDesc {
 constexpr int kSend = 0, kRecv = 1;
 static_assert(sizeof(EngineDesc) <= ShmArea::kEngineBytes);
 
-std::uint64_t load(const std::uint64_t* w) { return std::atomic_ref<const std::uint64_t>(*w).load(std::memory_order_acquire); }
 
 // Wait until every other rank's phase word (or only rank `only`'s) reaches `target`.
 class PhaseWait final : public Waitable {
@@ -53,7 +52,7 @@ class PhaseWait final : public Waitable {
   void poll(bool* ready) override {
     for (; next_ < s_.size(); ++next_) {
       if (next_ == me_) continue;
-      if (load(s_.engine_word(next_)) < target_) {
+      if (word_load(s_.engine_word(next_)) < target_) {
         *ready = false;
         return;
       }
@@ -61,7 +60,7 @@ class PhaseWait final : public Waitable {
     *ready = true;
   }
   std::string describe() const override {
-    const std::uint64_t w = load(s_.engine_word(next_));
+    const std::uint64_t w = word_load(s_.engine_word(next_));
     return strprintf("rank %d's device engine to reach \"%s\" of engine call %llu (it is at \"%s\" of call %llu; %s)",
                      next_, phase_name(target_), static_cast<unsigned long long>(target_ / 8), phase_name(w),
                      static_cast<unsigned long long>(w / 8), what_);
@@ -82,7 +81,7 @@ class DoneWait final : public Waitable {
  public:
   DoneWait(const std::uint64_t* done, std::uint64_t k, void* stream) : done_(done), k_(k), stream_(stream) {}
   void poll(bool* ready) override {
-    *ready = load(done_) >= k_;
+    *ready = word_load(done_) >= k_;
     if (*ready || ++polls_ % 4096 != 0) return;
     bool finished = false;
     status = memory::cuda::stream_query(stream_, &finished);
@@ -90,7 +89,7 @@ class DoneWait final : public Waitable {
   }
   std::string describe() const override {
     return strprintf("the device engine's kernel of engine call %llu to finish on the GPU (the done word is at %llu)",
-                     static_cast<unsigned long long>(k_), static_cast<unsigned long long>(load(done_)));
+                     static_cast<unsigned long long>(k_), static_cast<unsigned long long>(word_load(done_)));
   }
 
  private:
@@ -103,8 +102,8 @@ class DoneWait final : public Waitable {
 // A rank other than the worker (one GPU) waits for the worker's outcome.
 enum class Outcome { pending, done, fallback, failed };
 Outcome worker_outcome(const ShmArea& s, std::uint64_t k) {
-  const std::uint64_t w = load(s.engine_word(0));  // before the done word (see all_at)
-  if (load(s.engine_done(0)) >= k) return Outcome::done;
+  const std::uint64_t w = word_load(s.engine_word(0));  // before the done word (see all_at)
+  if (word_load(s.engine_done(0)) >= k) return Outcome::done;
   if (w == word(k, kFailed)) return Outcome::failed;
   if (w / 8 > k || w == word(k, kCannotMap)) return Outcome::fallback;
   return Outcome::pending;
@@ -114,11 +113,11 @@ class OutcomeWait final : public Waitable {
   OutcomeWait(const ShmArea& s, std::uint64_t k) : s_(s), k_(k) {}
   void poll(bool* ready) override { *ready = (outcome = worker_outcome(s_, k_)) != Outcome::pending; }
   std::string describe() const override {
-    const std::uint64_t w = load(s_.engine_word(0));
+    const std::uint64_t w = word_load(s_.engine_word(0));
     return strprintf("rank 0's device engine kernel of engine call %llu to finish (rank 0 is at \"%s\" of call %llu; "
                      "its done word is at %llu)",
                      static_cast<unsigned long long>(k_), phase_name(w), static_cast<unsigned long long>(w / 8),
-                     static_cast<unsigned long long>(load(s_.engine_done(0))));
+                     static_cast<unsigned long long>(word_load(s_.engine_done(0))));
   }
   Outcome outcome = Outcome::pending;
 
@@ -142,8 +141,8 @@ WaitAwaiter<PhaseWait> wait_phase(const ShmArea& s, int me, std::uint64_t k, Pha
 bool all_at(const ShmArea& s, int me, std::uint64_t k, std::initializer_list<Phase> ok, int* who, bool one_gpu) {
   for (int q = 0; q < s.size(); ++q) {
     if (q == me) continue;
-    const std::uint64_t w = load(s.engine_word(q));
-    if (one_gpu && w / 8 > k && load(s.engine_done(0)) >= k) continue;
+    const std::uint64_t w = word_load(s.engine_word(q));
+    if (one_gpu && w / 8 > k && word_load(s.engine_done(0)) >= k) continue;
     bool good = w / 8 == k;
     if (good) {
       good = false;
@@ -158,7 +157,7 @@ bool all_at(const ShmArea& s, int me, std::uint64_t k, std::initializer_list<Pha
 }
 
 void publish(const ShmArea& s, int me, std::uint64_t k, Phase p) {
-  std::atomic_ref<std::uint64_t>(*s.engine_word(me)).store(word(k, p), std::memory_order_release);
+  word_store(s.engine_word(me), word(k, p));
 }
 
 // Bytes of a rank's send and receive buffer in this call (0: not
@@ -494,7 +493,7 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
     memory::Fence fence;
     st = fence.record(guard.stream);
     if (st) st = co_await wait(fence);
-    if (st) std::atomic_ref<std::uint64_t>(*s.engine_done(me)).store(k, std::memory_order_release);
+    if (st) word_store(s.engine_done(me), k);
   }
   guard.completed = st.is_ok();
   if (!st) {
@@ -513,7 +512,7 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
   if (e.one_gpu()) co_return Status::ok();
   DUCT_CO_TRY(co_await wait_phase(s, me, k, kDone, "finishing the call"));
   for (int q = 0; q < n; ++q)
-    if (load(s.engine_word(q)) == word(k, kFailed))
+    if (word_load(s.engine_word(q)) == word(k, kFailed))
       co_return make_error(Errc::cuda, "the device engine failed on rank %d (see its message)", q);
   co_return Status::ok();
 }

@@ -98,7 +98,7 @@ std::uint64_t* ShmArea::engine_done(int r) const {
 void* ShmArea::engine_desc(int r) const { return base_[static_cast<std::size_t>(r)] + kEngineAt + 2 * kLine; }
 
 void ShmArea::finish(int me, std::uint64_t k) const {
-  std::atomic_ref<std::uint64_t>(*done(me)).store(k, std::memory_order_release);
+  word_store(done(me), k);
 }
 
 }  // namespace duct::coll
@@ -116,7 +116,7 @@ class WaitCounter final : public Waitable {
       : c_(c), v_(at_least), rank_(rank), what_(what) {}
   void poll(bool* ready) override {
     for (int i = 0; i < 64; ++i) {
-      if (std::atomic_ref<std::uint64_t>(*c_).load(std::memory_order_acquire) >= v_) {
+      if (word_load(c_) >= v_) {
         *ready = true;
         return;
       }
@@ -126,7 +126,7 @@ class WaitCounter final : public Waitable {
   std::string describe() const override {
     return strprintf("rank %d's shared-memory %s to reach sequence %llu (it is at %llu)", rank_, what_,
                      static_cast<unsigned long long>(v_),
-                     static_cast<unsigned long long>(std::atomic_ref<std::uint64_t>(*c_).load()));
+                     static_cast<unsigned long long>(word_load(c_)));
   }
 
  private:
@@ -153,18 +153,18 @@ bool shm_claimed(ShmArea& s, std::uint64_t k, int me, int n) {
   // need no look until they catch up with it.
   std::uint64_t least = ~std::uint64_t{0};
   for (int q = 0; q < n; ++q)
-    if (q != me) least = std::min(least, std::atomic_ref<std::uint64_t>(*s.done(q)).load(std::memory_order_acquire));
+    if (q != me) least = std::min(least, word_load(s.done(q)));
   s.every_rank_done(least);
   return s.writable(k);
 }
 
 void shm_publish(ShmArea& s, std::uint64_t k, int idx, int me) {
-  std::atomic_ref<std::uint64_t>(*s.ready(me, idx)).store(k, std::memory_order_release);
+  word_store(s.ready(me, idx), k);
 }
 
 namespace {
 bool published(const ShmArea& s, int q, int idx, std::uint64_t k) {
-  return std::atomic_ref<std::uint64_t>(*s.ready(q, idx)).load(std::memory_order_acquire) >= k;
+  return word_load(s.ready(q, idx)) >= k;
 }
 }  // namespace
 
@@ -196,7 +196,7 @@ std::string WaitShm::describe() const {
   if (q < 0) return "shared-memory slots (all published)";
   return strprintf("rank %d's shared-memory slot to reach sequence %llu (it is at %llu)", q,
                    static_cast<unsigned long long>(k_),
-                   static_cast<unsigned long long>(std::atomic_ref<std::uint64_t>(*s_->ready(q, idx_)).load()));
+                   static_cast<unsigned long long>(word_load(s_->ready(q, idx_))));
 }
 
 WaitAwaiter<WaitShm> shm_wait_rank(ShmArea& s, std::uint64_t k, int idx, int q) {

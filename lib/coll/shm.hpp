@@ -37,6 +37,15 @@
 
 namespace duct::coll {
 
+// A sequence word other processes (or the GPU) write: acquire load and
+// release store through std::atomic_ref.
+inline std::uint64_t word_load(const std::uint64_t* w) {
+  return std::atomic_ref<const std::uint64_t>(*w).load(std::memory_order_acquire);
+}
+inline void word_store(std::uint64_t* w, std::uint64_t v) {
+  std::atomic_ref<std::uint64_t>(*w).store(v, std::memory_order_release);
+}
+
 class ShmArea {
  public:
   // Data bytes per slot: the largest vector the shared-memory algorithms

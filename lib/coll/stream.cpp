@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "coll/nonblocking.hpp"
+#include "coll/shm.hpp"
 #include "core/config.hpp"
 #include "core/log.hpp"
 #include "memory/cuda.hpp"
@@ -28,8 +29,6 @@ namespace {
 // that no stream waits for a collective that will never run.
 constexpr std::uint64_t kReleased = std::uint64_t{1} << 62;
 
-void store(std::uint64_t* w, std::uint64_t v) { std::atomic_ref<std::uint64_t>(*w).store(v, std::memory_order_release); }
-std::uint64_t load(const std::uint64_t* w) { return std::atomic_ref<const std::uint64_t>(*w).load(std::memory_order_acquire); }
 
 // DUCT_STREAM_EMULATE=1 (tests without a GPU): no CUDA call. The
 // "stream" reaches every call at once (the host function runs in the
@@ -38,13 +37,6 @@ std::uint64_t load(const std::uint64_t* w) { return std::atomic_ref<const std::u
 // stream thread, the stream side, the words) runs as on a GPU.
 bool emulated() { return config::get().stream_emulate; }
 
-// The calling thread may make CUDA calls that capture forbids (see
-// memory::cuda::relax_capture_mode) for the scope's duration.
-struct RelaxedCapture {
-  int old;
-  RelaxedCapture() : old(emulated() ? -1 : memory::cuda::relax_capture_mode()) {}
-  ~RelaxedCapture() { memory::cuda::restore_capture_mode(old); }
-};
 }  // namespace
 
 struct StreamSide {
@@ -115,7 +107,7 @@ class FlagPool {
     *host = free_.back().first;
     *dev = free_.back().second;
     free_.pop_back();
-    store(*host, 0);
+    word_store(*host, 0);
     return Status::ok();
   }
   void put(std::uint64_t* host, void* dev) {
@@ -203,10 +195,10 @@ Status Worker::ensure_started(Runtime& rt) {
 }
 
 void Worker::fire(StreamOp* op) {
-  if (op->graph) store(op->flag, 0);  // this replay's completion is still to come
+  if (op->graph) word_store(op->flag, 0);  // this replay's completion is still to come
   std::lock_guard<std::mutex> lock(m_);
   if (stop_) {  // after MPI_Finalize: never leave a stream waiting
-    if (op->graph) store(op->flag, 1);
+    if (op->graph) word_store(op->flag, 1);
     return;
   }
   fired_.push_back(op);
@@ -225,14 +217,14 @@ void Worker::finish(StreamOp* op, const Status& st) {
   StreamSide& s = *op->side;
   if (!st) s.record(st, op->args.call);
   if (op->graph) {
-    store(op->flag, 1);
+    word_store(op->flag, 1);
   } else {
     s.early.insert(op->value);
     while (!s.early.empty() && *s.early.begin() == s.finished + 1) {
       s.early.erase(s.early.begin());
       ++s.finished;
     }
-    store(s.done, s.finished);
+    word_store(s.done, s.finished);
     delete op;
   }
   active_.fetch_sub(1, std::memory_order_acq_rel);
@@ -332,7 +324,7 @@ void Worker::stop() noexcept {
   std::vector<std::shared_ptr<StreamSide>> live;
   {
     std::lock_guard<std::mutex> lock(m_);
-    for (StreamOp* op : graph_ops_) store(op->flag, 1);
+    for (StreamOp* op : graph_ops_) word_store(op->flag, 1);
     for (auto& w : sides_)
       if (auto s = w.lock()) live.push_back(std::move(s));
     sides_.clear();
@@ -344,7 +336,7 @@ void Worker::stop() noexcept {
     if (s->finished < s->issued)
       DUCT_WARN(coll, "MPI_Finalize with %llu stream-ordered collective(s) of communicator cid %u not finished",
                 static_cast<unsigned long long>(s->issued - s->finished), s->user_cid);
-    store(s->done, kReleased);
+    word_store(s->done, kReleased);
     s->dead.store(true, std::memory_order_release);
     Context* c = std::exchange(s->ctx, nullptr);
     if (c && !c->queue.empty())
@@ -396,7 +388,7 @@ Status emulated_call(StreamSide& s, std::unique_ptr<StreamOp> op) {
   Worker::instance().fire(op.release());
   const double timeout = config::get().timeout;
   const auto started = std::chrono::steady_clock::now();
-  for (unsigned polls = 0; load(s.done) < v; ++polls) {
+  for (unsigned polls = 0; word_load(s.done) < v; ++polls) {
     sched_yield();
     if (timeout > 0 && polls % 1024 == 0 &&
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() > 2 * timeout + 5)
@@ -417,7 +409,6 @@ Status start_stream(Context& ctx, MPI_Comm comm, const CollArgs& a, void* stream
                       "which this driver does not offer");
   Runtime* rt = nullptr;
   DUCT_TRY(Runtime::get(&rt));
-  RelaxedCapture relaxed;  // setting up the stream side may allocate and register memory
   Worker& w = Worker::instance();
   DUCT_TRY(w.ensure_started(*rt));
   if (ctx.size() > 1 && config::get().check) {
@@ -500,7 +491,7 @@ void stream_detach(Context& ctx) noexcept {
       DUCT_WARN(coll, "freeing communicator cid %u: %llu stream-ordered collective(s) not finished after %.1f s "
                 "(DUCT_TIMEOUT=%g); their streams are released",
                 ctx.cid, static_cast<unsigned long long>(s->issued - finished), waited, timeout);
-      store(s->done, kReleased);
+      word_store(s->done, kReleased);
       break;
     }
   }

@@ -58,7 +58,8 @@ namespace duct::coll {
 // `comm`) on `stream` (a cudaStream_t; 0 is the legacy default stream).
 // Fails (nothing enqueued) without a CUDA device, without stream memory
 // operations, or when an earlier stream-ordered collective of the
-// communicator failed.
+// communicator failed. The caller (Entry::enqueue) has relaxed CUDA's
+// capture mode: creating the stream side allocates and registers memory.
 Status start_stream(Context& ctx, MPI_Comm comm, const CollArgs& a, void* stream);
 
 // The communicator of `ctx` is being freed: wait until the GPU has reached
