@@ -11,6 +11,7 @@ __device__ unsigned long long now_ns() {
   return t;
 }
 
+// duct::test::stream_value, on the device.
 __device__ float dvalue(int rank, size_t i, int salt) {
   return static_cast<float>(salt * 7 + rank * 1000 + static_cast<int>(i % 97));
 }

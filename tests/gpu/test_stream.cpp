@@ -9,12 +9,12 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <functional>
-#include <numeric>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "duct/duct_stream.h"
+#include "stream_cases.hpp"
 #include "stream_kernels.hpp"
 #include "testutil.hpp"
 
@@ -44,91 +44,7 @@ struct DevF {
 
 std::vector<float> host_input(std::size_t n, int salt) {
   std::vector<float> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = kg::value(rank(), i, salt);
-  return v;
-}
-
-// One collective: sizes of its send and receive buffers (in floats), the
-// duct call and the MPI reference on host buffers (receive buffers start at 0).
-struct Case {
-  std::string name;
-  std::size_t send_n, recv_n;
-  std::function<int(float* s, float* r, cudaStream_t st)> duct;
-  std::function<void(const float* s, float* r)> mpi;
-};
-
-std::vector<Case> cases(std::size_t c) {
-  const int n = size(), me = rank();
-  const int ic = static_cast<int>(c);
-  const std::size_t un = static_cast<std::size_t>(n);
-  MPI_Comm w = MPI_COMM_WORLD;
-  auto cu = [](cudaStream_t s) { return reinterpret_cast<struct CUstream_st*>(s); };
-  // v-layouts: rank j's block is c + j floats, one float of gap between blocks.
-  auto vcounts = std::make_shared<std::vector<int>>(un), vdispls = std::make_shared<std::vector<int>>(un);
-  int pos = 0;
-  for (int j = 0; j < n; ++j) {
-    (*vcounts)[static_cast<std::size_t>(j)] = ic + j;
-    (*vdispls)[static_cast<std::size_t>(j)] = pos;
-    pos += ic + j + 1;
-  }
-  const std::size_t vtotal = static_cast<std::size_t>(pos);
-  const int mine = ic + me;
-  std::vector<Case> v;
-  v.push_back({"allreduce", c, c, [=](float* s, float* r, cudaStream_t st) { return DUCT_Allreduce_stream(s, r, ic, MPI_FLOAT, MPI_SUM, w, cu(st)); },
-               [=](const float* s, float* r) { MPI_Allreduce(s, r, ic, MPI_FLOAT, MPI_SUM, w); }});
-  v.push_back({"reduce", c, c, [=](float* s, float* r, cudaStream_t st) { return DUCT_Reduce_stream(s, r, ic, MPI_FLOAT, MPI_SUM, n - 1, w, cu(st)); },
-               [=](const float* s, float* r) { MPI_Reduce(s, r, ic, MPI_FLOAT, MPI_SUM, n - 1, w); }});
-  v.push_back({"bcast", c, c,
-               [=](float* s, float* r, cudaStream_t st) {
-                 if (me == 0) CU(cudaMemcpyAsync(r, s, c * sizeof(float), cudaMemcpyDeviceToDevice, st));
-                 return DUCT_Bcast_stream(r, ic, MPI_FLOAT, 0, w, cu(st));
-               },
-               [=](const float* s, float* r) {
-                 if (me == 0) std::memcpy(r, s, c * sizeof(float));
-                 MPI_Bcast(r, ic, MPI_FLOAT, 0, w);
-               }});
-  v.push_back({"allgather", c, c * un, [=](float* s, float* r, cudaStream_t st) { return DUCT_Allgather_stream(s, ic, MPI_FLOAT, r, ic, MPI_FLOAT, w, cu(st)); },
-               [=](const float* s, float* r) { MPI_Allgather(s, ic, MPI_FLOAT, r, ic, MPI_FLOAT, w); }});
-  v.push_back({"alltoall", c * un, c * un, [=](float* s, float* r, cudaStream_t st) { return DUCT_Alltoall_stream(s, ic, MPI_FLOAT, r, ic, MPI_FLOAT, w, cu(st)); },
-               [=](const float* s, float* r) { MPI_Alltoall(s, ic, MPI_FLOAT, r, ic, MPI_FLOAT, w); }});
-  v.push_back({"gather", c, c * un, [=](float* s, float* r, cudaStream_t st) { return DUCT_Gather_stream(s, ic, MPI_FLOAT, r, ic, MPI_FLOAT, 0, w, cu(st)); },
-               [=](const float* s, float* r) { MPI_Gather(s, ic, MPI_FLOAT, r, ic, MPI_FLOAT, 0, w); }});
-  v.push_back({"scatter", c * un, c, [=](float* s, float* r, cudaStream_t st) { return DUCT_Scatter_stream(s, ic, MPI_FLOAT, r, ic, MPI_FLOAT, n - 1, w, cu(st)); },
-               [=](const float* s, float* r) { MPI_Scatter(s, ic, MPI_FLOAT, r, ic, MPI_FLOAT, n - 1, w); }});
-  v.push_back({"reduce_scatter_block", c * un, c,
-               [=](float* s, float* r, cudaStream_t st) { return DUCT_Reduce_scatter_block_stream(s, r, ic, MPI_FLOAT, MPI_SUM, w, cu(st)); },
-               [=](const float* s, float* r) { MPI_Reduce_scatter_block(s, r, ic, MPI_FLOAT, MPI_SUM, w); }});
-  const std::size_t rs_total = static_cast<std::size_t>(std::accumulate(vcounts->begin(), vcounts->end(), 0));
-  v.push_back({"reduce_scatter", rs_total, static_cast<std::size_t>(mine),
-               [=](float* s, float* r, cudaStream_t st) { return DUCT_Reduce_scatter_stream(s, r, vcounts->data(), MPI_FLOAT, MPI_SUM, w, cu(st)); },
-               [=](const float* s, float* r) { MPI_Reduce_scatter(s, r, vcounts->data(), MPI_FLOAT, MPI_SUM, w); }});
-  v.push_back({"allgatherv", static_cast<std::size_t>(mine), vtotal,
-               [=](float* s, float* r, cudaStream_t st) { return DUCT_Allgatherv_stream(s, mine, MPI_FLOAT, r, vcounts->data(), vdispls->data(), MPI_FLOAT, w, cu(st)); },
-               [=](const float* s, float* r) { MPI_Allgatherv(s, mine, MPI_FLOAT, r, vcounts->data(), vdispls->data(), MPI_FLOAT, w); }});
-  v.push_back({"gatherv", static_cast<std::size_t>(mine), vtotal,
-               [=](float* s, float* r, cudaStream_t st) { return DUCT_Gatherv_stream(s, mine, MPI_FLOAT, r, vcounts->data(), vdispls->data(), MPI_FLOAT, n - 1, w, cu(st)); },
-               [=](const float* s, float* r) { MPI_Gatherv(s, mine, MPI_FLOAT, r, vcounts->data(), vdispls->data(), MPI_FLOAT, n - 1, w); }});
-  v.push_back({"scatterv", vtotal, static_cast<std::size_t>(mine),
-               [=](float* s, float* r, cudaStream_t st) { return DUCT_Scatterv_stream(s, vcounts->data(), vdispls->data(), MPI_FLOAT, r, mine, MPI_FLOAT, 0, w, cu(st)); },
-               [=](const float* s, float* r) { MPI_Scatterv(s, vcounts->data(), vdispls->data(), MPI_FLOAT, r, mine, MPI_FLOAT, 0, w); }});
-  // alltoallv: rank me sends c + j floats to rank j; receives c + me from each.
-  auto sc = std::make_shared<std::vector<int>>(un), sd = std::make_shared<std::vector<int>>(un);
-  auto rcn = std::make_shared<std::vector<int>>(un), rd = std::make_shared<std::vector<int>>(un);
-  int spos = 0, rpos = 0;
-  for (int j = 0; j < n; ++j) {
-    (*sc)[static_cast<std::size_t>(j)] = ic + j;
-    (*sd)[static_cast<std::size_t>(j)] = spos;
-    spos += ic + j;
-    (*rcn)[static_cast<std::size_t>(j)] = mine;
-    (*rd)[static_cast<std::size_t>(j)] = rpos;
-    rpos += mine + 1;
-  }
-  v.push_back({"alltoallv", static_cast<std::size_t>(spos), static_cast<std::size_t>(rpos),
-               [=](float* s, float* r, cudaStream_t st) { return DUCT_Alltoallv_stream(s, sc->data(), sd->data(), MPI_FLOAT, r, rcn->data(), rd->data(), MPI_FLOAT, w, cu(st)); },
-               [=](const float* s, float* r) { MPI_Alltoallv(s, sc->data(), sd->data(), MPI_FLOAT, r, rcn->data(), rd->data(), MPI_FLOAT, w); }});
-  v.push_back({"allreduce in place", 0, c,
-               [=](float*, float* r, cudaStream_t st) { return DUCT_Allreduce_stream(MPI_IN_PLACE, r, ic, MPI_FLOAT, MPI_SUM, w, cu(st)); },
-               [=](const float*, float* r) { MPI_Allreduce(MPI_IN_PLACE, r, ic, MPI_FLOAT, MPI_SUM, w); }});
+  for (std::size_t i = 0; i < n; ++i) v[i] = stream_value(rank(), i, salt);
   return v;
 }
 
@@ -139,7 +55,7 @@ TEST_CASE("every stream-ordered collective waits for the stream and is seen by l
   cudaStream_t st;
   CU(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   for (std::size_t c : {std::size_t{1}, std::size_t{7}, std::size_t{65536 + 3}}) {
-    for (Case& k : cases(c)) {
+    for (StreamCase& k : stream_cases(MPI_COMM_WORLD, c, reinterpret_cast<struct CUstream_st*>(st))) {
       const int salt = static_cast<int>(c % 5) + 1;
       DevF s(k.send_n), r(k.recv_n);
       std::vector<float> hs = host_input(k.send_n, salt), hr(k.recv_n, 0.0f);
@@ -153,7 +69,7 @@ TEST_CASE("every stream-ordered collective waits for the stream and is seen by l
       int rc;
       {
         Pending p("DUCT_" + k.name + "_stream count " + std::to_string(c));
-        rc = k.duct(s.p, r.p, st);
+        rc = k.duct(s.p, r.p);
       }
       CHECK(rc == MPI_SUCCESS);
       std::vector<float> got;
