@@ -58,6 +58,10 @@ int Entry::start(const coll::CollArgs* a, MPI_Request mpi) {
   coll::Context* ctx = nullptr;
   // A call with nothing to move needs the context only for DUCT_CHECK's comparison.
   if (a && (!a->nothing || (size > 1 && config::get().check)) && !(st = context(&ctx))) return fail(st);
+  // A request handed to the MPI library may outlive its communicator
+  // (MPI_Comm_free before MPI_Wait): watch it (a context's communicator is
+  // watched by the context).
+  if (!a && !(st = coll::watch_comm(comm))) return fail(st);
   auto* p = new coll::Pending;
   p->call = call;
   p->comm = comm;
@@ -83,9 +87,22 @@ Status Entry::not_streamed(const std::string& why) const {
                     "intracommunicators (use the nonblocking form)", why.c_str());
 }
 
-Status Entry::type(MPI_Datatype t, const char* name, TypeInfo* out) const {
+Status Entry::type(MPI_Datatype& t, const char* name, TypeInfo* out) {
   DUCT_TRY(type_info(t, name, out));
-  if (!out->contiguous) return not_streamed(std::string(name) + " " + type_text(t) + " is not contiguous");
+  if (out->contiguous) return Status::ok();
+  DUCT_TRY(not_streamed(std::string(name) + " " + type_text(t) + " is not contiguous"));
+  if (!req) return Status::ok();
+  MPI_Datatype dup = MPI_DATATYPE_NULL;
+  if (int rc = MPI_Type_dup(t, &dup); rc != MPI_SUCCESS)
+    return mpi_error(rc, "MPI_Type_dup").context(std::string("keeping ") + name + " for the request");
+  keep_.push_back(std::shared_ptr<void>(new MPI_Datatype(dup), [](void* p) {
+    auto* held = static_cast<MPI_Datatype*>(p);
+    int fin = 0;
+    MPI_Finalized(&fin);
+    if (!fin) MPI_Type_free(held);
+    delete held;
+  }));
+  t = dup;
   return Status::ok();
 }
 
@@ -127,7 +144,7 @@ int Entry::nothing(coll::CollArgs a) {
   return run(a);
 }
 
-int Entry::started_mpi(int rc, MPI_Request r) {
+int Entry::handed_to_mpi(int rc, MPI_Request r) {
   if (stream) return fail(make_error(Errc::internal, "a stream-ordered call handed to the MPI library"));
   if (rc != MPI_SUCCESS) return rc;
   if (nthen_ == 0 && keep_.empty()) {
@@ -235,7 +252,7 @@ Status Contig::send(const void* buf, MPI_Count count, MPI_Datatype t, const Type
   return Status::ok();
 }
 
-Status Contig::recv(void* buf, MPI_Count count, MPI_Datatype t, const TypeInfo& ti, MPI_Comm comm,
+Status Contig::recv(void* buf, MPI_Count count, MPI_Datatype t, const TypeInfo& ti, [[maybe_unused]] MPI_Comm comm,
                     const char* name) {
   name_ = name;
   bytes_ = static_cast<std::size_t>(count) * ti.size;
@@ -251,15 +268,18 @@ Status Contig::recv(void* buf, MPI_Count count, MPI_Datatype t, const TypeInfo& 
   count_ = count;
   type_ = t;
   ti_ = ti;
-  comm_ = comm;
   return Status::ok();
 }
 
+// Receive sides unpack on MPI_COMM_SELF: the user's communicator may be
+// freed before a nonblocking call completes (MPI allows it), and duct's
+// packed bytes are this machine's representation whatever the
+// communicator (duct moves them between ranks as bytes: homogeneous only).
 Status Contig::finish() {
   if (!packed_ || !user_) return Status::ok();
   memory::MemKind k;
   DUCT_TRY(buffer_kind(user_, name_, bytes_, &k, ti_.true_lb));
-  if (k == memory::MemKind::host) return unpack_loop(packed_buf_.data(), bytes_, user_, count_, type_, ti_, comm_);
+  if (k == memory::MemKind::host) return unpack_loop(packed_buf_.data(), bytes_, user_, count_, type_, ti_, MPI_COMM_SELF);
   // Device: stage the span (copy in, so bytes the datatype skips survive),
   // unpack on host, copy back.
   MPI_Aint lo;
@@ -267,7 +287,7 @@ Status Contig::finish() {
   span_of(count_, ti_, &lo, &len);
   std::vector<char> staged(len);
   DUCT_TRY(memory::cuda::copy(staged.data(), static_cast<char*>(user_) + lo, len));
-  DUCT_TRY(unpack_loop(packed_buf_.data(), bytes_, staged.data() - lo, count_, type_, ti_, comm_));
+  DUCT_TRY(unpack_loop(packed_buf_.data(), bytes_, staged.data() - lo, count_, type_, ti_, MPI_COMM_SELF));
   return memory::cuda::copy(static_cast<char*>(user_) + lo, staged.data(), len);
 }
 
@@ -340,14 +360,14 @@ Status VContig::send(const void* buf, const VLayout& v, MPI_Datatype t, const Ty
   return Status::ok();
 }
 
-Status VContig::recv(void* buf, const VLayout& v, MPI_Datatype t, const TypeInfo& ti, MPI_Comm comm, const char* name) {
+Status VContig::recv(void* buf, const VLayout& v, MPI_Datatype t, const TypeInfo& ti, [[maybe_unused]] MPI_Comm comm,
+                      const char* name) {
   DUCT_TRY(setup(buf, v, ti, name));
   if (packed_) {
     user_ = buf;
     v_ = v;
     type_ = t;
     ti_ = ti;
-    comm_ = comm;
   }
   return Status::ok();
 }
@@ -357,7 +377,7 @@ Status VContig::finish() {
   for (std::size_t i = 0; i < v_.counts.size(); ++i) {
     if (v_.counts[i] == 0) continue;
     Contig block;
-    DUCT_TRY(block.recv(static_cast<char*>(user_) + v_.displs[i] * ti_.extent, v_.counts[i], type_, ti_, comm_));
+    DUCT_TRY(block.recv(static_cast<char*>(user_) + v_.displs[i] * ti_.extent, v_.counts[i], type_, ti_, MPI_COMM_SELF));
     std::memcpy(block.data(), packed_buf_.data() + layout_.off[i], layout_.len[i]);
     DUCT_TRY(block.finish());
   }

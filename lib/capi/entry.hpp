@@ -51,8 +51,14 @@ struct Entry {
   // Error (naming `why` the call would take that path) when streamed, else ok.
   Status not_streamed(const std::string& why) const;
   // type_info(), and for a stream-ordered call a refusal of datatypes duct
-  // would pack (not contiguous).
-  Status type(MPI_Datatype t, const char* name, TypeInfo* out) const;
+  // would pack (not contiguous). A nonblocking call keeps a datatype it
+  // packs past the call (the receive side is unpacked at completion), and
+  // MPI lets the application free it meanwhile (MPI-4.0 §5.1.10: "Any
+  // communication that is currently using this datatype will complete
+  // normally"): `t` is then replaced by a duplicate (MPI_Type_dup) that
+  // lives until the request completes. Contiguous datatypes are used for
+  // their size at the call only, and the MPI library keeps what it is given.
+  Status type(MPI_Datatype& t, const char* name, TypeInfo* out);
   // `local` for a blocking call; for a nonblocking one a heap object that
   // lives until the request completes.
   template <class T>
@@ -72,11 +78,21 @@ struct Entry {
   // compared across ranks (a count of 0 on one rank and 1000 on another is
   // a mismatch, not a hang).
   int nothing(coll::CollArgs a);
-  // Nonblocking, handed to the MPI library: `rc` and `r` from its PMPI_I*
-  // call (then() work runs when `r` completes).
-  int started_mpi(int rc, MPI_Request r);
+  // Nonblocking, handed to the MPI library: `start(MPI_Request* r)` makes
+  // its PMPI_I* call and returns its code (then() work runs when *r
+  // completes). The request is read after the call has returned: passing
+  // `PMPI_Ixxx(..., &r)` and `r` as two arguments of one call reads `r` in
+  // an unspecified order (C++ [expr.call]), and gcc read it first, handing
+  // the application MPI_REQUEST_NULL (issue 29).
+  template <class F>
+  int started_mpi(F&& start) {
+    MPI_Request r = MPI_REQUEST_NULL;
+    const int rc = start(&r);
+    return handed_to_mpi(rc, r);
+  }
 
  private:
+  int handed_to_mpi(int rc, MPI_Request r);
   int finish_blocking();
   // The context of comm (created collectively on first use), under the
   // runtime lock when the application is threaded.
@@ -150,9 +166,8 @@ class Contig {
   // for unpacking
   void* user_ = nullptr;
   MPI_Count count_ = 0;
-  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;  // alive until finish(): Entry::type
   TypeInfo ti_;
-  MPI_Comm comm_ = MPI_COMM_NULL;
   const char* name_ = "recvbuf";
 };
 
@@ -199,9 +214,8 @@ class VContig {
   // for unpacking
   void* user_ = nullptr;
   VLayout v_;
-  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;  // alive until finish(): Entry::type
   TypeInfo ti_;
-  MPI_Comm comm_ = MPI_COMM_NULL;
 };
 
 }  // namespace duct::capi

@@ -56,11 +56,7 @@ int inter(Entry& e, std::initializer_list<const void*> bufs, F&& pmpi, G&& ipmpi
       return e.fail(make_error(Errc::not_supported, "device buffers on an intercommunicator: duct passes "
                                                     "intercommunicators to the MPI library, which cannot read them"));
   }
-  if (e.nonblocking()) {
-    MPI_Request r = MPI_REQUEST_NULL;
-    int rc = ipmpi(&r);
-    return e.started_mpi(rc, r);
-  }
+  if (e.nonblocking()) return e.started_mpi(ipmpi);
   return pmpi();
 }
 
@@ -555,10 +551,7 @@ int barrier(const char* call, MPI_Comm comm, MPI_Request* req, const StreamArg* 
     if (e.inter) {
       if (!(st = e.not_streamed("an intercommunicator"))) return e.fail(st);
       note_fallback(call, "intercommunicator");
-      if (e.nonblocking()) {
-        MPI_Request r = MPI_REQUEST_NULL;
-        return e.started_mpi(PMPI_Ibarrier(comm, &r), r);
-      }
+      if (e.nonblocking()) return e.started_mpi([&](MPI_Request* r) { return PMPI_Ibarrier(comm, r); });
       return PMPI_Barrier(comm);
     }
     coll::CollArgs a;

@@ -170,10 +170,9 @@ int allreduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count co
       if (!(st = f.stage(sendbuf, count, recvbuf, count, dt))) return e.fail(st);
       if (e.nonblocking()) {
         if (!int_count(count)) return e.fail(too_large(call));
-        MPI_Request r = MPI_REQUEST_NULL;
-        int rc = PMPI_Iallreduce(f.s, f.r, static_cast<int>(count), dt, op, comm, &r);
         e.then([&f] { return f.done(); });
-        return e.started_mpi(rc, r);
+        return e.started_mpi(
+            [&](MPI_Request* r) { return PMPI_Iallreduce(f.s, f.r, static_cast<int>(count), dt, op, comm, r); });
       }
       MPI_Aint lb = 0, extent = 0;
       if (MPI_Type_get_extent(dt, &lb, &extent) != MPI_SUCCESS)
@@ -230,10 +229,10 @@ int reduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count
       if (!(st = e.not_streamed(red.why))) return e.fail(st);
       note_fallback(call, red.why);
       if (!int_count(count)) return e.fail(too_large(call));
-      if (e.nonblocking()) {
-        MPI_Request r = MPI_REQUEST_NULL;
-        return e.started_mpi(PMPI_Ireduce(sendbuf, recvbuf, static_cast<int>(count), dt, op, root, comm, &r), r);
-      }
+      if (e.nonblocking())
+        return e.started_mpi([&](MPI_Request* r) {
+          return PMPI_Ireduce(sendbuf, recvbuf, static_cast<int>(count), dt, op, root, comm, r);
+        });
       return PMPI_Reduce(sendbuf, recvbuf, static_cast<int>(count), dt, op, root, comm);
     }
     if (root < 0 || root >= e.size)
@@ -252,10 +251,10 @@ int reduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count
       Fallback& f = e.hold(local);
       if (!(st = f.stage(sendbuf, count, is_root ? recvbuf : nullptr, count, dt))) return e.fail(st);
       if (e.nonblocking()) {
-        MPI_Request r = MPI_REQUEST_NULL;
-        int rc = PMPI_Ireduce(f.s, is_root ? f.r : recvbuf, static_cast<int>(count), dt, op, root, comm, &r);
         e.then([&f] { return f.done(); });
-        return e.started_mpi(rc, r);
+        return e.started_mpi([&](MPI_Request* r) {
+          return PMPI_Ireduce(f.s, is_root ? f.r : recvbuf, static_cast<int>(count), dt, op, root, comm, r);
+        });
       }
       int rc = PMPI_Reduce(f.s, is_root ? f.r : recvbuf, static_cast<int>(count), dt, op, root, comm);
       if (rc != MPI_SUCCESS) return rc;
@@ -331,17 +330,14 @@ int reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, MPI_Cou
       if (!(st = f.stage(sendbuf, total, recvbuf, in_place ? total : mine, dt))) return e.fail(st);
       int rc;
       if (e.nonblocking()) {
-        MPI_Request r = MPI_REQUEST_NULL;
-        if (v) {
-          std::vector<int> counts_local;
-          std::vector<int>& counts = e.hold(counts_local);  // MPI reads it until completion
-          counts.assign(recvcounts->begin(), recvcounts->end());
-          rc = PMPI_Ireduce_scatter(f.s, f.r, counts.data(), dt, op, comm, &r);
-        } else {
-          rc = PMPI_Ireduce_scatter_block(f.s, f.r, static_cast<int>(recvcount), dt, op, comm, &r);
-        }
+        std::vector<int> counts_local;
+        std::vector<int>& counts = e.hold(counts_local);  // MPI reads it until completion
+        if (v) counts.assign(recvcounts->begin(), recvcounts->end());
         e.then([&f] { return f.done(); });
-        return e.started_mpi(rc, r);
+        return e.started_mpi([&](MPI_Request* r) {
+          return v ? PMPI_Ireduce_scatter(f.s, f.r, counts.data(), dt, op, comm, r)
+                   : PMPI_Ireduce_scatter_block(f.s, f.r, static_cast<int>(recvcount), dt, op, comm, r);
+        });
       }
       if (v) {
         std::vector<int> counts(recvcounts->begin(), recvcounts->end());

@@ -186,6 +186,8 @@ void Runtime::delete_context(void* value) noexcept {
     }
     if (!ctx->queue.empty()) abandon(*ctx, st ? Status(Errc::internal, "communicator freed") : st);
   }
+  // Its requests may still be waited for: their errors no longer name it.
+  forget_comm(ctx->comm);
   if (g_runtime) {
     g_runtime->live_.erase(ctx);
     // A failed context's messages may still arrive: never reuse its cid.

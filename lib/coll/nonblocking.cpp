@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <mutex>
+#include <set>
 
 #include "core/config.hpp"
 #include "core/log.hpp"
@@ -62,6 +64,64 @@ struct Depth {
   ~Depth() { --t_depth; }
 };
 }  // namespace
+
+// Every Pending alive, for forget_comm (its own lock: a Pending may be made
+// and deleted outside the runtime lock).
+struct LivePending {
+  std::mutex m;
+  std::set<Pending*> all;
+};
+LivePending& live_pending() {
+  static LivePending* l = new LivePending;  // requests may be freed during static destruction
+  return *l;
+}
+
+Pending::Pending() {
+  LivePending& l = live_pending();
+  std::lock_guard<std::mutex> lock(l.m);
+  l.all.insert(this);
+}
+
+Pending::~Pending() {
+  LivePending& l = live_pending();
+  std::lock_guard<std::mutex> lock(l.m);
+  l.all.erase(this);
+}
+
+void forget_comm(MPI_Comm comm) noexcept {
+  LivePending& l = live_pending();
+  std::lock_guard<std::mutex> lock(l.m);
+  for (Pending* p : l.all)
+    if (p->comm == comm) p->comm = MPI_COMM_NULL;
+}
+
+namespace {
+void watched_comm_freed(void* value) noexcept {
+  auto* c = static_cast<MPI_Comm*>(value);
+  if (mpi_pending_on(*c)) {
+    Status st;
+    try {
+      st = drain_mpi(*c);
+    } catch (...) {
+      st = Status(Errc::internal, "exception while finishing nonblocking collectives");
+    }
+    if (!st) DUCT_WARN(coll, "freeing a communicator with nonblocking collectives pending: %s", st.message().c_str());
+  }
+  forget_comm(*c);
+  delete c;
+}
+}  // namespace
+
+Status watch_comm(MPI_Comm comm) {
+  static CommAttr* watch = new CommAttr(&watched_comm_freed);  // its keyval lives as long as the process
+  void* v = nullptr;
+  DUCT_TRY(watch->get(comm, &v));
+  if (v) return Status::ok();
+  auto* c = new MPI_Comm(comm);
+  Status st = watch->set(comm, c);
+  if (!st) delete c;
+  return st;
+}
 
 std::string Pending::describe() const {
   if (task_) return task_->describe();
@@ -148,6 +208,13 @@ void release(Pending* p) noexcept {
   } else {
     p->released_ = true;
   }
+}
+
+bool mpi_pending_on(MPI_Comm comm) {
+  auto lock = runtime_lock();
+  for (const Pending* p : g_ops.all)
+    if (p->comm == comm && p->mpi_ != MPI_REQUEST_NULL) return true;
+  return false;
 }
 
 bool any_pending() noexcept { return g_ops.count.load(std::memory_order_relaxed) != 0; }

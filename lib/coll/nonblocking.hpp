@@ -39,7 +39,15 @@ namespace duct::coll {
 
 class Pending {
  public:
-  // What the call was ("DUCT_Iallreduce") and the user's communicator.
+  Pending();
+  ~Pending();
+  Pending(const Pending&) = delete;
+  Pending& operator=(const Pending&) = delete;
+
+  // What the call was ("DUCT_Iallreduce") and the user's communicator, on
+  // which its error is raised. The application may free the communicator
+  // before the request completes (MPI-4.0 §7.4.3): forget_comm() then sets
+  // this to MPI_COMM_NULL (errors go to MPI_COMM_SELF's handler).
   const char* call = "";
   MPI_Comm comm = MPI_COMM_NULL;
   // Work to do in order after the collective succeeded (unpacking a derived
@@ -67,6 +75,7 @@ class Pending {
   friend void release(Pending*) noexcept;
   friend void abandon(Context&, const Status&) noexcept;
   friend std::uint64_t progress_pending();
+  friend bool mpi_pending_on(MPI_Comm);
   void complete(Status st);
 
   Context* ctx_ = nullptr;
@@ -113,6 +122,22 @@ Status drain(Context& ctx);
 // Fail every request outstanding on `ctx` (its communicator is being freed
 // or MPI is finalizing with requests still active: erroneous in MPI).
 void abandon(Context& ctx, const Status& why) noexcept;
+// `comm` is being freed: requests that name it (outstanding or complete
+// and not yet waited for) no longer do.
+void forget_comm(MPI_Comm comm) noexcept;
+// When `comm` is freed: finish the requests handed to the MPI library on it
+// (drain_mpi), then forget_comm(comm). For requests handed to the MPI
+// library (a context's own requests are finished by its delete callback).
+Status watch_comm(MPI_Comm comm);
+// Whether a request handed to the MPI library on `comm` is outstanding.
+bool mpi_pending_on(MPI_Comm comm);
+// Progress until no request handed to the MPI library on `comm` is
+// outstanding, under DUCT_TIMEOUT. MPI lets the application free a
+// communicator with operations pending (MPI-4.0 §7.4.3); Open MPI 4.1's own
+// nonblocking collectives then crash in a later progress call (seen with
+// MPI_Iallreduce and MPI_Ibarrier: tests/interpose/nb_lifetimes.c), so
+// duct completes them inside MPI_Comm_free, which every rank calls.
+Status drain_mpi(MPI_Comm comm);
 // "N nonblocking collectives outstanding: ..." for dumps; empty when none.
 std::string describe_pending();
 

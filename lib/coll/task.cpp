@@ -317,6 +317,13 @@ Status drain(Context& ctx) {
   return ctx.failed;
 }
 
+Status drain_mpi(MPI_Comm comm) {
+  return wait_until([comm] { return !mpi_pending_on(comm); },
+                    [] { return std::string("finishing nonblocking collectives handed to the MPI library on a "
+                                            "communicator being freed"); },
+                    false);
+}
+
 Status run(Context& ctx, Task& task) {
   if (!ctx.failed.is_ok()) return ctx.failed;
   Runtime* rt = Runtime::ready();

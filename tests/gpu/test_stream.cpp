@@ -222,3 +222,45 @@ TEST_CASE("a captured stream-ordered allreduce replays 100 times with the right 
   CU(cudaFree(counter));
   CU(cudaStreamDestroy(st));
 }
+
+// Issue 29: what a stream-ordered call takes (a datatype, a communicator)
+// may be freed after the call and before the stream reaches it: the call
+// reads the datatype's size at the call, and the communicator's stream side
+// lives until MPI_Comm_free has waited for its stream-ordered calls.
+TEST_CASE("a datatype and a communicator freed before the stream reaches the call", "[gpu][stream]") {
+  if (suite_kind() != MemKind::device) return;
+  cudaStream_t st;
+  CU(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  const std::size_t c = 65536 + 3;
+  const int n = size();
+  for (int contiguous_derived : {0, 1}) {
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Datatype t;
+    // One element of t is three floats (a derived type), or one float (a duplicate of MPI_FLOAT).
+    const std::size_t per = contiguous_derived ? 3 : 1;
+    if (contiguous_derived)
+      MPI_Type_contiguous(3, MPI_FLOAT, &t);
+    else
+      MPI_Type_dup(MPI_FLOAT, &t);
+    MPI_Type_commit(&t);
+    DevF s(c * per), r(c * per * static_cast<std::size_t>(n));
+    std::vector<float> hs = host_input(c * per, 9), expect(c * per * static_cast<std::size_t>(n));
+    MPI_Allgather(hs.data(), static_cast<int>(c * per), MPI_FLOAT, expect.data(), static_cast<int>(c * per), MPI_FLOAT,
+                  MPI_COMM_WORLD);
+    kg::fill_late(s.p, s.n, rank(), 9, 20000, st);  // the stream reaches the call 20 ms later
+    int rc;
+    {
+      Pending p("DUCT_Allgather_stream with its datatype and communicator freed after the call");
+      rc = DUCT_Allgather_stream(s.p, static_cast<int>(c), t, r.p, static_cast<int>(c), t, comm,
+                                 reinterpret_cast<struct CUstream_st*>(st));
+      MPI_Type_free(&t);
+      MPI_Comm_free(&comm);  // waits for the stream-ordered call
+    }
+    CHECK(rc == MPI_SUCCESS);
+    CHECK(comm == MPI_COMM_NULL);
+    INFO((contiguous_derived ? "MPI_Type_contiguous(3, MPI_FLOAT)" : "MPI_Type_dup(MPI_FLOAT)"));
+    CHECK(r.get(st) == expect);
+  }
+  CU(cudaStreamDestroy(st));
+}

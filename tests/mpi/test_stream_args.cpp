@@ -188,3 +188,39 @@ TEST_CASE("emulated stream: stream-ordered calls interleave with blocking and no
   CHECK(all_ok);
   MPI_Comm_free(&c);
 }
+
+// Issue 29: a stream-ordered call keeps no datatype (only contiguous ones are
+// taken, for their size at the call) and its communicator's stream side
+// lives until MPI_Comm_free has waited for it: both may be freed right
+// after the call. (On a GPU, where the stream reaches the call later:
+// tests/gpu/test_stream.cpp.)
+TEST_CASE("emulated stream: a datatype and a communicator freed right after the call", "[stream-emu]") {
+  if (!emulated()) return;
+  const int n = size();
+  const std::size_t c = 4099;
+  for (int contiguous_derived : {0, 1}) {
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Datatype t;
+    const std::size_t per = contiguous_derived ? 3 : 1;
+    if (contiguous_derived)
+      MPI_Type_contiguous(3, MPI_FLOAT, &t);
+    else
+      MPI_Type_dup(MPI_FLOAT, &t);
+    MPI_Type_commit(&t);
+    std::vector<float> s(c * per), r(c * per * static_cast<std::size_t>(n), 0.0f), expect(r.size());
+    for (std::size_t i = 0; i < s.size(); ++i) s[i] = stream_value(rank(), i, 4);
+    MPI_Allgather(s.data(), static_cast<int>(s.size()), MPI_FLOAT, expect.data(), static_cast<int>(s.size()), MPI_FLOAT,
+                  MPI_COMM_WORLD);
+    int rc;
+    {
+      Pending p("DUCT_Allgather_stream, then its datatype and communicator freed");
+      rc = DUCT_Allgather_stream(s.data(), static_cast<int>(c), t, r.data(), static_cast<int>(c), t, comm, kDefault);
+      MPI_Type_free(&t);
+      MPI_Comm_free(&comm);
+    }
+    INFO((contiguous_derived ? "MPI_Type_contiguous(3, MPI_FLOAT)" : "MPI_Type_dup(MPI_FLOAT)"));
+    CHECK(rc == MPI_SUCCESS);
+    CHECK(r == expect);
+  }
+}
