@@ -161,6 +161,8 @@ void PendingOps::finish(Pending* p, Status st) {
       c.failed.context("an earlier collective on this communicator failed");
     }
     if (!c.queue.empty() && c.queue.front() == p) c.queue.pop_front();
+    // The context may go (MPI_Comm_free) while the request is still held.
+    p->ctx_ = nullptr;
   }
   forget(p);
   complete(p, std::move(st));

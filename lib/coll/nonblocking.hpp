@@ -62,7 +62,8 @@ class Pending {
   // Read without the runtime lock by threads waiting on it (set last, with release).
   bool done() const noexcept { return done_.load(std::memory_order_acquire); }
   const Status& result() const noexcept { return result_; }
-  // The context it runs on (null: handed to the MPI library, or done at start).
+  // The context it runs on (null: handed to the MPI library, done at
+  // start, or complete).
   Context* context() const noexcept { return ctx_; }
   // "DUCT_Iallreduce (ring, 64 MiB) on communicator cid 3: waiting for ..."
   std::string describe() const;
