@@ -8,6 +8,7 @@
 
 #include "core/config.hpp"
 #include "core/log.hpp"
+#include "core/netdev.hpp"
 
 namespace duct::channel::ucx {
 
@@ -82,6 +83,19 @@ Status Worker::init() {
     ucs_status_t ms = ucp_config_modify(cfg, "KEEPALIVE_INTERVAL", "1s");
     if (ms != UCS_OK) DUCT_DEBUG(channel, "ucp_config_modify(KEEPALIVE_INTERVAL): %s", ucs_status_string(ms));
   }
+  // The network devices: this rank's rail (core/netdev.hpp).
+  const netdev::Choice nets = netdev::choose(config::get().net_devices, std::getenv("UCX_NET_DEVICES"),
+                                             netdev::launcher_local_rank());
+  if (!nets.devices.empty()) {
+    ucs_status_t ms = ucp_config_modify(cfg, "NET_DEVICES", nets.devices.c_str());
+    if (ms != UCS_OK) {
+      ucp_config_release(cfg);
+      return make_error(Errc::config, "DUCT_NET_DEVICES: UCX refuses NET_DEVICES=%s: %s", nets.devices.c_str(),
+                        ucs_status_string(ms));
+    }
+  }
+  net_devices_ = nets.devices.empty() ? std::string("as UCX chooses") : nets.devices;
+  net_why_ = nets.why;
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED | UCP_PARAM_FIELD_NAME;
   params.features = UCP_FEATURE_TAG;
@@ -106,8 +120,9 @@ Status Worker::init() {
   DUCT_UCS_CHECK(ucp_worker_get_address(worker_, &addr, &len));
   address_.assign(reinterpret_cast<const char*>(addr), len);
   ucp_worker_release_address(worker_, addr);
-  DUCT_INFO(channel, "ucx worker up: %zu-byte address, cuda memory %s", len,
-            cuda_support_ ? "supported" : "not supported (device buffers go through bounce buffers)");
+  DUCT_INFO(channel, "ucx worker up: %zu-byte address, cuda memory %s, network devices %s (%s)", len,
+            cuda_support_ ? "supported" : "not supported (device buffers go through bounce buffers)",
+            net_devices_.c_str(), net_why_.c_str());
   return Status::ok();
 }
 

@@ -47,6 +47,10 @@ class Worker {
   std::string transports(ucp_ep_h ep) const;
   // UCX version and the context's memory types.
   std::string describe() const;
+  // The network devices this worker uses ("eth1", or "as UCX chooses") and
+  // why (core/netdev.hpp).
+  const std::string& net_devices() const noexcept { return net_devices_; }
+  const std::string& net_why() const noexcept { return net_why_; }
 
   // Events handled (0: nothing happened).
   unsigned progress() noexcept { return ucp_worker_progress(worker_); }
@@ -60,6 +64,7 @@ class Worker {
   bool failed(ucp_ep_h ep, ucs_status_t* why = nullptr) const;
 
  private:
+  std::string net_devices_, net_why_;
   Worker() = default;
   Status init();
   void destroy() noexcept;

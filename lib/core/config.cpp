@@ -47,6 +47,10 @@ constexpr Var kTable[] = {
     {"DUCT_CHECK", Kind::boolean, "0", nullptr, true,
      "before each collective, ranks compare the call (collective, counts, datatype, op, root) in one "
      "exchange and return a mismatch error naming the ranks that differ, instead of hanging"},
+    {"DUCT_NET_DEVICES", Kind::string, "", nullptr, false,
+     "the node's rails, a comma list of network devices as UCX names them (eth0,eth1 or mlx5_0:1,mlx5_1:1): "
+     "local rank l's UCX worker uses device l mod K, so rail peers meet on one fabric and every NIC "
+     "carries its share (split-rail collectives); empty: the user's UCX_NET_DEVICES, else UCX's default"},
     {"DUCT_PEER_FAILURE", Kind::boolean, "1", nullptr, true,
      "UCX endpoints detect failed peer processes (UCP_ERR_HANDLING_MODE_PEER with keepalive), so a "
      "rank that dies makes the others return an error; 0 keeps UCX's fastest transports but a dead "
@@ -138,6 +142,10 @@ Status apply(const Var& v, const char* value, Config* c) {
   if (name == "DUCT_YIELD") return choice(&c->yield);
   if (name == "DUCT_TUNE") {
     c->tune = value;
+    return Status::ok();
+  }
+  if (name == "DUCT_NET_DEVICES") {
+    c->net_devices = value;
     return Status::ok();
   }
   auto size_field = [&](size_t* field, size_t min) -> Status {

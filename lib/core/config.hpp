@@ -36,6 +36,7 @@ struct Config {
   unsigned log_subsys = 0xffu;       // DUCT_LOG_SUBSYS
   ChannelMode channel = ChannelMode::auto_;  // DUCT_CHANNEL
   std::string tune;                  // DUCT_TUNE
+  std::string net_devices;           // DUCT_NET_DEVICES
   size_t pipeline_chunk = 1u << 20;  // DUCT_PIPELINE_CHUNK
   long pipeline_depth = 4;           // DUCT_PIPELINE_DEPTH
   size_t eager_limit = 8u << 10;     // DUCT_EAGER_LIMIT

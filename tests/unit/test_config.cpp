@@ -132,3 +132,25 @@ TEST_CASE("the markdown page lists every row", "[config]") {
     CHECK(std::string(v.doc).size() > 10);
   }
 }
+
+// ---- network devices per rank (core/netdev.hpp) --------------------------------
+
+#include "core/netdev.hpp"
+
+TEST_CASE("DUCT_NET_DEVICES spreads local ranks over the rails; the user's UCX_NET_DEVICES is left alone", "[config][netdev]") {
+  using duct::netdev::choose;
+  // Rails: local rank l on rail l mod K, the same rail index on every node.
+  CHECK(choose("eth0,eth1", nullptr, 0).devices == "eth0");
+  CHECK(choose("eth0,eth1", nullptr, 1).devices == "eth1");
+  CHECK(choose("eth0,eth1", nullptr, 2).devices == "eth0");
+  CHECK(choose("eth0, eth1 ,eth2", "eth0", 5).devices == "eth2");  // DUCT_NET_DEVICES wins over UCX_NET_DEVICES
+  CHECK(choose("mlx5_0:1,mlx5_1:1", nullptr, 3).devices == "mlx5_1:1");
+  CHECK(choose("eth0,eth1", nullptr, 1).why.find("rail 1 of 2") != std::string::npos);
+  // No local rank from the launcher: every rail.
+  CHECK(choose("eth0,eth1", nullptr, -1).devices == "eth0,eth1");
+  // No rails: UCX reads the user's UCX_NET_DEVICES itself, or chooses.
+  CHECK(choose("", "eth0,lo", 1).devices.empty());
+  CHECK(choose("", "eth0,lo", 1).why.find("the user's") != std::string::npos);
+  CHECK(choose(" , ", nullptr, 0).devices.empty());
+  CHECK(duct::netdev::split_list(",a,,b ,").size() == 2);
+}
