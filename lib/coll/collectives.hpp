@@ -79,21 +79,26 @@ Sched allreduce_recursive_doubling(Context&, const CollArgs&, std::uint32_t);
 Sched allreduce_ring(Context&, const CollArgs&, std::uint32_t);
 Sched allreduce_rabenseifner(Context&, const CollArgs&, std::uint32_t);
 Sched allreduce_hierarchical(Context&, const CollArgs&, std::uint32_t);
+Sched allreduce_split_rail(Context&, const CollArgs&, std::uint32_t);
 Sched bcast_shm(Context&, const CollArgs&, std::uint32_t);
 Sched bcast_binomial(Context&, const CollArgs&, std::uint32_t);
 Sched bcast_scatter_allgather(Context&, const CollArgs&, std::uint32_t);
 Sched bcast_pipelined_chain(Context&, const CollArgs&, std::uint32_t);
+Sched bcast_split_rail(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_shm(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_binomial(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_reduce_scatter_gather(Context&, const CollArgs&, std::uint32_t);
+Sched reduce_split_rail(Context&, const CollArgs&, std::uint32_t);
 Sched allgather_shm(Context&, const CollArgs&, std::uint32_t);
 Sched allgather_bruck(Context&, const CollArgs&, std::uint32_t);
 Sched allgather_recursive_doubling(Context&, const CollArgs&, std::uint32_t);
 Sched allgather_ring(Context&, const CollArgs&, std::uint32_t);
+Sched allgather_split_rail(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_scatter_shm(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_scatter_recursive_halving(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_scatter_pairwise(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_scatter_ring(Context&, const CollArgs&, std::uint32_t);
+Sched reduce_scatter_split_rail(Context&, const CollArgs&, std::uint32_t);
 Sched alltoall_shm(Context&, const CollArgs&, std::uint32_t);
 Sched alltoall_bruck(Context&, const CollArgs&, std::uint32_t);
 Sched alltoall_pairwise(Context&, const CollArgs&, std::uint32_t);
@@ -109,9 +114,10 @@ Sched barrier_dissemination(Context&, const CollArgs&, std::uint32_t);
 // ---- building blocks ------------------------------------------------------------
 // Ring reduce-scatter over link.g: `blocks` in elements; src holds this
 // rank's full input, dst (full size) receives partial results and, at the
-// end, the reduced block (g.me + own_offset) mod n.
+// end, the reduced block (g.me + own_offset) mod n. Its receive window is
+// the context's scratch `scratch_slot` (two rings side by side need two).
 Sched ring_reduce_scatter(Context& ctx, Link link, const void* src, void* dst, MemKind kind, Layout blocks, DType dt,
-                          RedOp op, int own_offset, std::uint32_t step_base);
+                          RedOp op, int own_offset, std::uint32_t step_base, int scratch_slot = 0);
 // Ring allgather over link.g: `blocks` in bytes; this rank starts holding
 // block (g.me + own_offset) mod n of buf and ends holding all. With
 // `own_src`, this rank's block is sent from there (a clean send buffer

@@ -62,6 +62,11 @@ Status reap(std::vector<Request>& reqs) {
   return Status::ok();
 }
 
+Status rails(const Topology& t) {
+  if (t.ranks_per_node > 0 && static_cast<int>(t.rail.size()) == t.num_nodes) return Status::ok();
+  return make_error(Errc::internal, "split_rail on a communicator whose nodes hold different numbers of ranks");
+}
+
 std::vector<Request*> pointers(std::vector<Request>& reqs) {
   std::vector<Request*> out;
   out.reserve(reqs.size());

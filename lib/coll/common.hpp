@@ -91,6 +91,23 @@ struct Link {
   Link on(Group other) const { return Link{ctx, seq, other}; }
 };
 
+// The two levels of a split-rail collective (coll/*/split_rail.cpp): this
+// rank's node (member: its local rank) and its rail (the ranks of its local
+// index on every node; member: its node index). Only where every node holds
+// the same number of ranks (Topology::ranks_per_node): rails() says why not.
+struct Levels {
+  Link node, rail;
+  int l, L, N;  // local rank, ranks per node, nodes
+};
+Status rails(const Topology& t);
+inline Levels levels(Context& ctx, std::uint32_t seq) {
+  const Topology& t = ctx.topo;
+  const std::vector<int>& node = ctx.node_ranks();
+  Link node_link{ctx, seq, Group{node.data(), static_cast<int>(node.size()), t.local_rank}};
+  return Levels{node_link, node_link.on(Group{t.rail.data(), t.num_nodes, t.node}), t.local_rank,
+                static_cast<int>(node.size()), t.num_nodes};
+}
+
 // dst = a (op) b on memory of `kind`. Host: done on return. Device:
 // enqueued on duct's stream and recorded in `fence` (await it). `store`:
 // whether the result is read again soon (reduce/reduce.hpp).

@@ -42,27 +42,34 @@ constexpr Impl kImpls[] = {
     {Coll::allreduce, "ring", &allreduce_ring},
     {Coll::allreduce, "rabenseifner", &allreduce_rabenseifner},
     {Coll::allreduce, "hierarchical", &allreduce_hierarchical},
+    {Coll::allreduce, "split_rail", &allreduce_split_rail},
     {Coll::bcast, "shm", &bcast_shm},
     {Coll::bcast, "binomial", &bcast_binomial},
     {Coll::bcast, "scatter_allgather", &bcast_scatter_allgather},
     {Coll::bcast, "pipelined_chain", &bcast_pipelined_chain},
+    {Coll::bcast, "split_rail", &bcast_split_rail},
     {Coll::reduce, "shm", &reduce_shm},
     {Coll::reduce, "binomial", &reduce_binomial},
     {Coll::reduce, "reduce_scatter_gather", &reduce_reduce_scatter_gather},
+    {Coll::reduce, "split_rail", &reduce_split_rail},
     {Coll::allgather, "shm", &allgather_shm},
     {Coll::allgather, "bruck", &allgather_bruck},
     {Coll::allgather, "recursive_doubling", &allgather_recursive_doubling},
     {Coll::allgather, "ring", &allgather_ring},
+    {Coll::allgather, "split_rail", &allgather_split_rail},
     {Coll::allgatherv, "bruck", &allgather_bruck},
     {Coll::allgatherv, "ring", &allgather_ring},
+    {Coll::allgatherv, "split_rail", &allgather_split_rail},
     {Coll::reduce_scatter_block, "shm", &reduce_scatter_shm},
     {Coll::reduce_scatter_block, "recursive_halving", &reduce_scatter_recursive_halving},
     {Coll::reduce_scatter_block, "pairwise", &reduce_scatter_pairwise},
     {Coll::reduce_scatter_block, "ring", &reduce_scatter_ring},
+    {Coll::reduce_scatter_block, "split_rail", &reduce_scatter_split_rail},
     {Coll::reduce_scatter, "shm", &reduce_scatter_shm},
     {Coll::reduce_scatter, "recursive_halving", &reduce_scatter_recursive_halving},
     {Coll::reduce_scatter, "pairwise", &reduce_scatter_pairwise},
     {Coll::reduce_scatter, "ring", &reduce_scatter_ring},
+    {Coll::reduce_scatter, "split_rail", &reduce_scatter_split_rail},
     {Coll::alltoall, "shm", &alltoall_shm},
     {Coll::alltoall, "bruck", &alltoall_bruck},
     {Coll::alltoall, "pairwise", &alltoall_pairwise},
@@ -161,7 +168,8 @@ Status plan_collective(Context& ctx, const CollArgs& a, Plan* out) {
   Runtime* rt = Runtime::ready();
   if (!rt) DUCT_TRY(Runtime::get(&rt));
   select::Query q{a.coll, query_bytes(a, ctx.size()), ctx.size(), ctx.topo.num_nodes,
-                  ctx.shm ? ShmArea::kSlotBytes : 0, a.recv_kind == MemKind::device, ctx.engine != nullptr};
+                  ctx.shm ? ShmArea::kSlotBytes : 0, a.recv_kind == MemKind::device, ctx.engine != nullptr,
+                  ctx.topo.ranks_per_node};
   if (a.coll == Coll::scatter || a.coll == Coll::scatterv || a.coll == Coll::bcast)
     q.device = (ctx.rank() == a.root ? a.send_kind : a.recv_kind) == MemKind::device;
   else if (a.coll == Coll::reduce || a.coll == Coll::gather)

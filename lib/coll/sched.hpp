@@ -170,6 +170,24 @@ class WaitFence final : public Waitable {
   memory::Fence* f_;
 };
 
+// Run schedules side by side (the levels of a pipelined collective: the
+// network phase of one segment while the node phases of others move): each
+// child runs as a root of its own, resumed whenever what it waits for is
+// ready; the awaiting schedule resumes when every child has finished, with
+// the first error. Children must not wait on each other.
+class WaitAll final : public Waitable {
+ public:
+  explicit WaitAll(std::vector<Sched> children) : kids_(std::move(children)), ts_(kids_.size()) {}
+  WaitAll(WaitAll&&) = default;
+  void poll(bool* ready) override;
+  std::string describe() const override;
+
+ private:
+  std::vector<Sched> kids_;
+  std::vector<TaskState> ts_;  // sized once: children point into it
+  bool started_ = false;
+};
+
 // (Variadic rather than a braced list: GCC 12 rejects braced initializers
 // inside co_await expressions.)
 inline WaitAwaiter<WaitRequests> wait(std::vector<channel::Request*> reqs) {
@@ -180,5 +198,8 @@ WaitAwaiter<WaitRequests> wait(channel::Request& first, R&... rest) {
   return WaitAwaiter<WaitRequests>{WaitRequests(first, rest...)};
 }
 inline WaitAwaiter<WaitFence> wait(memory::Fence& f) { return WaitAwaiter<WaitFence>{WaitFence(f)}; }
+inline WaitAwaiter<WaitAll> all_of(std::vector<Sched> children) {
+  return WaitAwaiter<WaitAll>{WaitAll(std::move(children))};
+}
 
 }  // namespace duct::coll

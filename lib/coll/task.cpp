@@ -111,6 +111,44 @@ void WaitFence::poll(bool* ready) {
   }
 }
 
+void WaitAll::poll(bool* ready) {
+  bool all_done = true;
+  for (std::size_t i = 0; i < kids_.size(); ++i) {
+    TaskState& ts = ts_[i];
+    if (!started_) {
+      Sched::handle h = kids_[i].get();
+      h.promise().ts = &ts;
+      h.resume();
+    } else if (!ts.done && ts.waiting) {
+      bool r = false;
+      ts.waiting->poll(&r);
+      if (r) {
+        ts.waiting = nullptr;
+        std::coroutine_handle<> h = ts.resume_at;
+        ts.resume_at = nullptr;
+        h.resume();
+      }
+    }
+    if (ts.exception) std::rethrow_exception(ts.exception);
+    if (ts.done && !ts.result && status.is_ok()) status = ts.result;
+    all_done = all_done && ts.done;
+  }
+  started_ = true;
+  // An error ends the wait at once (the task fails; its peers time out or
+  // fail too, as for any failed collective).
+  *ready = all_done || !status.is_ok();
+}
+
+std::string WaitAll::describe() const {
+  std::string out;
+  for (const TaskState& ts : ts_) {
+    if (ts.done || !ts.waiting) continue;
+    if (!out.empty()) out += "; ";
+    out += ts.waiting->describe();
+  }
+  return out.empty() ? "side-by-side schedules" : out;
+}
+
 // ---- Task -------------------------------------------------------------------------
 
 Status Task::post() {

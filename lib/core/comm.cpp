@@ -83,6 +83,13 @@ Status build_topology(MPI_Comm comm, Topology* out, const MpiWait& wait) {
   t.node = t.node_of[static_cast<size_t>(t.rank)];
   t.local_rank = local_rank;
   t.local_size = local_size;
+  // Rails: with the same number of ranks on every node, rail i is the
+  // ranks of local index i on every node, in node order.
+  t.ranks_per_node = local_size;
+  for (const auto& on : t.ranks_on)
+    if (static_cast<int>(on.size()) != local_size) t.ranks_per_node = 0;
+  if (t.ranks_per_node > 0)
+    for (const auto& on : t.ranks_on) t.rail.push_back(on[static_cast<size_t>(local_rank)]);
   *out = std::move(t);
   return Status::ok();
 }

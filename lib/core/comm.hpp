@@ -39,6 +39,11 @@ struct Topology {
   std::vector<int> local_rank_of;       // local rank of every rank
   std::vector<std::string> host_of;     // MPI_Get_processor_name of every rank
   std::vector<std::vector<int>> ranks_on;  // ranks of every node, in rank order
+  // Every node has this many ranks of the communicator (0: nodes differ).
+  int ranks_per_node = 0;
+  // This rank's rail: the rank of local index local_rank on every node, in
+  // node order (this rank is rail[node]); empty when nodes differ.
+  std::vector<int> rail;
 
   bool same_node(int a, int b) const { return node_of[a] == node_of[b]; }
 };

@@ -39,6 +39,14 @@ bool several_nodes(const Query& q, std::string* why) {
   return false;
 }
 
+// Split-rail forms: several nodes with the same number of ranks, more than one.
+bool rails(const Query& q, std::string* why) {
+  if (!several_nodes(q, why)) return false;
+  if (q.ranks_per_node == 0) return (*why = "the nodes have different numbers of ranks"), false;
+  if (q.ranks_per_node == 1) return (*why = "one rank per node (no node level to split)"), false;
+  return true;
+}
+
 // The built-in rules. The device engine comes first wherever it exists: on
 // one node it is one kernel over the peers' buffers, against a message
 // schedule (measured on an H100, docs/benchmarks/). Crossovers measured with
@@ -53,7 +61,10 @@ bool several_nodes(const Query& q, std::string* why) {
 // the least data per rank (bandwidth); with 2 ranks a binomial broadcast
 // and a linear gather or scatter are one message each.
 constexpr const char* kDefaultRules =
-    "allreduce/nodes:64k-inf:hierarchical;"
+    "allreduce/nodes:64k-inf:split_rail,64k-inf:hierarchical;"
+    "bcast/nodes:64k-inf:split_rail;reduce/nodes:64k-inf:split_rail;allgather/nodes:64k-inf:split_rail;"
+    "allgatherv/nodes:64k-inf:split_rail;reduce_scatter_block/nodes:64k-inf:split_rail;"
+    "reduce_scatter/nodes:64k-inf:split_rail;"
     "allreduce:0-inf:engine;allreduce/n=1-4:0-8m:shm;"
     "allreduce:0-16k:shm,0-16k:recursive_doubling,16k-inf:ring;"
     "bcast:0-inf:engine,0-8m:shm;bcast/n=1-2:0-inf:binomial;bcast:0-64k:binomial,64k-inf:scatter_allgather;"
@@ -184,6 +195,12 @@ const std::vector<AlgoDesc>& algorithms() {
        "node-aware: reduce inside each node, allreduce among one leader per node, broadcast inside each node "
        "(as in MVAPICH2 and NCCL's tree/ring split)",
        false, several_nodes},
+      {Coll::allreduce, "split_rail",
+       "split-rail: reduce-scatter inside each node, one inter-node allreduce per local rank on its 1/L of the "
+       "vector over its own rail (NIC), allgather inside each node; every NIC busy (UCC cl/hier split_rail, "
+       "MVAPICH2 multi-leader DPML; Kandalla et al., 'Designing multi-leader-based allgather algorithms for "
+       "multi-core clusters', IPDPS 2009)",
+       false, rails},
       // bcast
       {Coll::bcast, "engine",
        "device engine, one node: the root's buffer copied into every rank's by one copy kernel over CUDA IPC mappings",
@@ -202,6 +219,11 @@ const std::vector<AlgoDesc>& algorithms() {
        "the ranks form a chain from the root; the message flows in segments, each forwarded on arrival "
        "(pipelined broadcast, Traff and Ripke 2008)",
        false, any},
+      {Coll::bcast, "split_rail",
+       "split-rail: the root's node scatters the message over its ranks, each rail carries its 1/L to every node "
+       "(binomial), each node allgathers (scatter + allgather, Barnett et al. 1994, one broadcast per rail as in "
+       "UCC cl/hier split_rail)",
+       false, rails},
       // reduce
       {Coll::reduce, "engine",
        "device engine, one node: RSxLD_ST, one kernel loads every rank's input and stores the result to the root",
@@ -214,6 +236,10 @@ const std::vector<AlgoDesc>& algorithms() {
        true, any},
       {Coll::reduce, "reduce_scatter_gather",
        "ring reduce-scatter then gather of the reduced blocks at the root (Rabenseifner 2004)", false, any},
+      {Coll::reduce, "split_rail",
+       "split-rail: reduce-scatter inside each node, each rail reduces its 1/L towards the root's node (binomial), "
+       "the root's node gathers (Rabenseifner 2004, split into node and rail levels as UCC cl/hier split_rail)",
+       false, rails},
       // allgather
       {Coll::allgather, "engine",
        "device engine, one node: one copy kernel moves every rank's block into every rank's output over CUDA IPC",
@@ -227,12 +253,20 @@ const std::vector<AlgoDesc>& algorithms() {
        power_of_two},
       {Coll::allgather, "ring", "n-1 steps, each rank forwards the block it received last (Thakur et al. 2005)", true,
        any},
+      {Coll::allgather, "split_rail",
+       "split-rail: each rail allgathers its ranks' blocks across the nodes (ring), then each node's ranks exchange "
+       "them (multi-leader allgather, Kandalla et al., IPDPS 2009)",
+       false, rails},
       // allgatherv
       {Coll::allgatherv, "engine",
        "device engine, one node: one copy kernel moves every rank's block into every rank's output over CUDA IPC",
        false, engine},
       {Coll::allgatherv, "bruck", "Bruck's algorithm over blocks of different sizes (Bruck et al. 1997)", false, any},
       {Coll::allgatherv, "ring", "n-1 steps, each rank forwards the block it received last", true, any},
+      {Coll::allgatherv, "split_rail",
+       "split-rail: each rail allgathers its ranks' blocks across the nodes (ring), then each node's ranks exchange "
+       "them (multi-leader allgather, Kandalla et al., IPDPS 2009)",
+       false, rails},
       // reduce_scatter_block
       {Coll::reduce_scatter_block, "engine",
        "device engine, one node: RSxLD, rank j's block loaded from every rank's input and folded into rank j's output",
@@ -249,6 +283,10 @@ const std::vector<AlgoDesc>& algorithms() {
        "every rank sends each block straight to its owner and reduces what it receives, in rank order", false, any},
       {Coll::reduce_scatter_block, "ring", "ring reduce-scatter, segments pipelined across steps (Patarasuk, Yuan 2009)",
        true, any},
+      {Coll::reduce_scatter_block, "split_rail",
+       "split-rail: each rank sums its rail's blocks inside the node, each rail reduce-scatters them across the "
+       "nodes (ring; the reduce-scatter half of UCC cl/hier split_rail)",
+       false, rails},
       // reduce_scatter
       {Coll::reduce_scatter, "engine",
        "device engine, one node: RSxLD, rank j's block loaded from every rank's input and folded into rank j's output",
@@ -263,6 +301,10 @@ const std::vector<AlgoDesc>& algorithms() {
        "every rank sends each block straight to its owner and reduces what it receives, in rank order", false, any},
       {Coll::reduce_scatter, "ring", "ring reduce-scatter over blocks of different sizes (Patarasuk, Yuan 2009)", true,
        any},
+      {Coll::reduce_scatter, "split_rail",
+       "split-rail: each rank sums its rail's blocks inside the node, each rail reduce-scatters them across the "
+       "nodes (ring; the reduce-scatter half of UCC cl/hier split_rail)",
+       false, rails},
       // alltoall
       {Coll::alltoall, "engine",
        "device engine, one node: one copy kernel moves block j of every rank to rank j over CUDA IPC",

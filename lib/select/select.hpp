@@ -65,6 +65,7 @@ struct Query {
   std::size_t shm_bytes = 0;  // largest payload the node's shared-memory area takes (0: no area)
   bool device = false;        // the caller's buffers are device memory
   bool engine = false;        // the communicator has a device engine (coll/engine.hpp)
+  int ranks_per_node = 0;     // every node has this many ranks (0: nodes differ)
 };
 
 struct AlgoDesc {

@@ -1,10 +1,15 @@
 #!/bin/bash
 # netns_cluster.sh BUILD_DIR: duct on a 2-node cluster of network namespaces
-# (mpi_launch_scripts/netns-cluster.sh), 2 ranks per node:
+# (mpi_launch_scripts/netns-cluster.sh) with 2 rails (links) per node, 2
+# ranks per node:
 #   1. duct-info: intra-node pairs chose the intra-node channel (cma, or
-#      cuda_ipc with GPUs) and inter-node pairs ucx over TCP on the veth link;
-#   2. the whole MPI test suite (every collective and algorithm, errors);
-#   3. duct-bench allreduce beside MPI_Allreduce, #wrong must be 0.
+#      cuda_ipc with GPUs) and inter-node pairs ucx over TCP on a veth link;
+#      local rank l's UCX worker uses rail l (DUCT_NET_DEVICES=eth0,eth1);
+#   2. the whole MPI test suite (every collective and algorithm forced, the
+#      split-rail ones included, errors);
+#   3. the collective cases with 3 ranks on the 2 nodes (2 + 1: the
+#      split-rail forms step aside for the other algorithms);
+#   4. duct-bench allreduce beside MPI_Allreduce, #wrong must be 0.
 # Skipped (77) when not root or network namespaces are not available.
 set -uo pipefail
 build=$1
@@ -18,7 +23,7 @@ ip netns delete duct-probe-$$
 
 fail() { echo "FAIL: $*"; exit 1; }
 trap '"$cluster" down' EXIT
-"$cluster" up 2 >/dev/null || fail "could not create the cluster"
+"$cluster" --rails 2 up 2 >/dev/null || fail "could not create the cluster"
 read -r -a args <<<"$("$cluster" args)"
 mpi() { timeout 600 mpirun "${args[@]}" -np 4 -npernode 2 "$@"; }
 
@@ -36,17 +41,32 @@ echo "$info" | awk '
       split(k, ij, ","); i = ij[1]; j = ij[2]; line = pair[k]
       same = host[i] == host[j]
       if (same && line !~ /(cma|cuda_ipc)$/) { print "intra-node pair " i "-" j ": " line; bad++ }
-      if (!same && line !~ /ucx \(.*tcp\/eth0/) { print "inter-node pair " i "-" j ": " line; bad++ }
+      if (!same && line !~ /ucx \(.*tcp\/eth[01]/) { print "inter-node pair " i "-" j ": " line; bad++ }
     }
     exit bad > 0
   }' || fail "a pair chose the wrong channel (above)"
-echo "channels: intra-node pairs cma/cuda_ipc, inter-node pairs ucx over tcp/eth0"
+echo "channels: intra-node pairs cma/cuda_ipc, inter-node pairs ucx over tcp/eth0 or eth1"
+# Each rank's rail: local rank l on eth<l>.
+echo "$info" | awk '
+  /^rank [0-9]/ { me = $2; local = $8 }
+  /^    network devices:/ { dev[me] = $3; want[me] = "eth" local }
+  END { bad = 0; n = 0
+        for (r in want) { n++; if (dev[r] != want[r]) { print "rank " r ": devices " dev[r] ", want " want[r]; bad++ } }
+        exit bad > 0 || n != 4 }' || fail "a rank is not on its rail (above)"
+echo "rails: local rank 0 on eth0, local rank 1 on eth1"
 
 echo "== the MPI test suite on 2 nodes x 2 ranks"
 mpi -x TEST_WATCHDOG_S=300 -x OMPI_MCA_op "$build/tests/mpi/duct-mpi-tests" >"$build/netns-suite.log" 2>&1
 rc=$?
 tail -n 5 "$build/netns-suite.log"
 [ $rc -eq 0 ] || { grep -B2 -A12 FAILED "$build/netns-suite.log" | head -60; fail "the MPI suite failed on the cluster"; }
+
+echo "== the collective cases with 3 ranks on 2 nodes (2 + 1)"
+timeout 900 mpirun "${args[@]}" -np 3 --map-by node -x TEST_WATCHDOG_S=300 -x OMPI_MCA_op "$build/tests/mpi/duct-mpi-tests" \
+  "[collectives]" >"$build/netns-uneven.log" 2>&1
+rc=$?
+tail -n 3 "$build/netns-uneven.log"
+[ $rc -eq 0 ] || { grep -B2 -A12 FAILED "$build/netns-uneven.log" | head -60; fail "the collective cases failed on 3 ranks on 2 nodes"; }
 
 echo "== duct-bench allreduce on 2 nodes x 2 ranks"
 bench=$(mpi "$build/apps/duct-bench" -d host -b 8 -e 16M -f 8 -n 10 -w 2) || fail "duct-bench failed"

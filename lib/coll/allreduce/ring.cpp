@@ -33,7 +33,7 @@ constexpr std::uint32_t kAllgatherBase = 0x800;
 }  // namespace
 
 Sched ring_reduce_scatter(Context& ctx, Link link, const void* src, void* dst, MemKind kind, Layout blocks, DType dt,
-                          RedOp op, int own_offset, std::uint32_t step_base) {
+                          RedOp op, int own_offset, std::uint32_t step_base, int scratch_slot) {
   const int n = link.g.n, r = link.g.me;
   const int right = mod(r + 1, n), left = mod(r - 1, n);
   const std::size_t esz = elem_size(dt.elem);
@@ -43,7 +43,7 @@ Sched ring_reduce_scatter(Context& ctx, Link link, const void* src, void* dst, M
 
   const std::size_t max_seg = std::max<std::size_t>(1, Segments(blocks.max_len(), esz, seg_bytes).per);
   void* scratch = nullptr;
-  DUCT_CO_TRY(ctx.scratch(kind, kWindow * max_seg * esz, 0, &scratch));
+  DUCT_CO_TRY(ctx.scratch(kind, kWindow * max_seg * esz, scratch_slot, &scratch));
   auto slot = [&](std::size_t k) { return at(scratch, (k % kWindow) * max_seg * esz); };
 
   std::vector<Request> sends;

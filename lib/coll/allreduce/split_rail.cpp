@@ -1,0 +1,107 @@
+// Split-rail allreduce: every rank of a node, and so every NIC, carries a
+// share of the network traffic; the node levels of some segments run while
+// the network carries others.
+//
+// With L ranks on each of N nodes: (1) a ring reduce-scatter among the
+// node's ranks leaves local rank l with block l of the node's sum (1/L of
+// the vector); (2) the ranks of local index l on every node (rail l) run a
+// ring allreduce of that block among themselves, over their own UCX worker
+// and so their own network device (DUCT_NET_DEVICES, core/netdev.hpp);
+// (3) a ring allgather among the node's ranks gives every rank all L
+// blocks. Each rank sends 2(N-1)/N of 1/L of the vector over the network:
+// L times what the single leader of the node-aware allreduce sends
+// (allreduce/hierarchical.cpp), and every rail at once.
+//
+// Pipelining (Open MPI coll/han's segments between levels): the vector is
+// cut into segments of about kSegment bytes; in step k, segment k's node
+// reduce-scatter, segment k-1's rail allreduce and segment k-2's node
+// allgather run side by side (all_of), so the node levels hide behind the
+// network's.
+//
+// UCC's cl/hier "split_rail" allreduce and MVAPICH2's multi-leader (DPML)
+// allreduce have this shape; K. Kandalla, H. Subramoni, G. Santhanaraman,
+// M. Koop, D. K. Panda, "Designing multi-leader-based allgather algorithms
+// for multi-core clusters", IPDPS 2009; NCCL runs one ring per NIC for the
+// same reason. Determinism: every element is reduced along the same node
+// ring and then the same rail ring on every call with the same layout and
+// count.
+#include <algorithm>
+#include <vector>
+
+#include "coll/collectives.hpp"
+
+namespace duct::coll {
+
+namespace {
+// Message steps: phase base + 16 x segment + ring step (rings of up to 15
+// members pipeline; larger ones run as one segment).
+constexpr std::uint32_t kNodeRs = 0x000, kRailRs = 0x400, kRailAg = 0x800, kNodeAg = 0xc00;
+constexpr std::size_t kSegment = 4u << 20, kMaxSegments = 64;
+constexpr int kMaxPipelinedRing = 15;
+
+// Segment c's rail level: ring allreduce of this rank's block of it.
+Sched rail_allreduce(Context& ctx, Link link, void* buf, MemKind kind, Layout part, DType dt, RedOp op,
+                     std::uint32_t rs_step, std::uint32_t ag_step) {
+  const std::size_t esz = elem_size(dt.elem);
+  DUCT_CO_TRY(co_await ring_reduce_scatter(ctx, link, buf, buf, kind, part, dt, op, 1, rs_step, 1));
+  DUCT_CO_TRY(co_await ring_allgather(ctx, link, buf, kind, part.scaled(esz), 1, ag_step));
+  co_return Status::ok();
+}
+}  // namespace
+
+Sched allreduce_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
+  const std::size_t esz = elem_size(a.dt.elem);
+  const MemKind kind = a.recv_kind;
+  const Topology& t = ctx.topo;
+  DUCT_CO_TRY(rails(t));
+  // The reductions read the send and receive buffers together: one kind.
+  const void* src = a.sendbuf;
+  if (a.send_kind != kind) {
+    DUCT_CO_TRY(copy_local(a.recvbuf, kind, a.sendbuf, a.send_kind, a.count * esz));
+    src = a.recvbuf;
+  }
+  auto [node_link, rail_link, l, L, N] = levels(ctx, seq);
+
+  // Segments (elements): at least one element per rank of the node.
+  std::size_t segs = std::clamp<std::size_t>((a.count * esz + kSegment - 1) / kSegment, 1, kMaxSegments);
+  if (L > kMaxPipelinedRing || N > kMaxPipelinedRing) segs = 1;
+  segs = std::min(segs, std::max<std::size_t>(1, a.count / static_cast<std::size_t>(L)));
+  const Layout seg = Layout::even(a.count, static_cast<int>(segs));
+  const std::uint32_t stride = segs > 1 ? 16 : 0;
+
+  for (std::size_t k = 0; k < segs + 2; ++k) {
+    std::vector<Sched> level;
+    if (k < segs) {  // (1) node reduce-scatter of segment k: local rank l holds its block l
+      const std::size_t c = k, base = seg.off[c] * esz;
+      level.push_back(ring_reduce_scatter(ctx, node_link, at(src, base), at(a.recvbuf, base), kind,
+                                          Layout::even(seg.len[c], L), a.dt, a.op, 0,
+                                          kNodeRs + static_cast<std::uint32_t>(c) * stride, 0));
+    }
+    if (k >= 1 && k - 1 < segs) {  // (2) rail allreduce of block l of segment k-1
+      const std::size_t c = k - 1;
+      const Layout blocks = Layout::even(seg.len[c], L);
+      const std::size_t off = blocks.off[static_cast<std::size_t>(l)], len = blocks.len[static_cast<std::size_t>(l)];
+      if (len > 0) {
+        Layout part = Layout::even(len, N);
+        for (std::size_t& o : part.off) o += off;
+        level.push_back(rail_allreduce(ctx, rail_link, at(a.recvbuf, seg.off[c] * esz), kind, std::move(part), a.dt,
+                                       a.op, kRailRs + static_cast<std::uint32_t>(c) * stride,
+                                       kRailAg + static_cast<std::uint32_t>(c) * stride));
+      }
+    }
+    if (k >= 2) {  // (3) node allgather of segment k-2
+      const std::size_t c = k - 2;
+      level.push_back(ring_allgather(ctx, node_link, at(a.recvbuf, seg.off[c] * esz), kind,
+                                     Layout::even(seg.len[c], L).scaled(esz), 0,
+                                     kNodeAg + static_cast<std::uint32_t>(c) * stride));
+    }
+    if (level.size() == 1) {
+      DUCT_CO_TRY(co_await std::move(level.front()));
+    } else if (!level.empty()) {
+      DUCT_CO_TRY(co_await all_of(std::move(level)));
+    }
+  }
+  co_return Status::ok();
+}
+
+}  // namespace duct::coll
