@@ -47,7 +47,12 @@ bool rails(const Query& q, std::string* why) {
   return true;
 }
 
-// The built-in rules. The device engine comes first wherever it exists: on
+// The built-in rules. Across nodes with the same number of ranks on each,
+// the split-rail forms from 16 KiB: on the emulated cluster (2 nodes x 2
+// ranks, 2 rails at 1 Gbit/s, docs/benchmarks/2026-11-23-cluster-2x2-rails.md)
+// they beat the flat and node-aware algorithms from 32 KiB (allreduce 230
+// against 408 us, bcast 137 against 275 us) and lose at 4 KiB and below,
+// where a message's latency, not a link's bandwidth, decides. The device engine comes first wherever it exists: on
 // one node it is one kernel over the peers' buffers, against a message
 // schedule (measured on an H100, docs/benchmarks/). Crossovers measured with
 // duct-bench -A on 2 and 4 ranks of the 2-core build machine
@@ -61,10 +66,10 @@ bool rails(const Query& q, std::string* why) {
 // the least data per rank (bandwidth); with 2 ranks a binomial broadcast
 // and a linear gather or scatter are one message each.
 constexpr const char* kDefaultRules =
-    "allreduce/nodes:64k-inf:split_rail,64k-inf:hierarchical;"
-    "bcast/nodes:64k-inf:split_rail;reduce/nodes:64k-inf:split_rail;allgather/nodes:64k-inf:split_rail;"
-    "allgatherv/nodes:64k-inf:split_rail;reduce_scatter_block/nodes:64k-inf:split_rail;"
-    "reduce_scatter/nodes:64k-inf:split_rail;"
+    "allreduce/nodes:16k-inf:split_rail,64k-inf:hierarchical;"
+    "bcast/nodes:16k-inf:split_rail;reduce/nodes:16k-inf:split_rail;allgather/nodes:16k-inf:split_rail;"
+    "allgatherv/nodes:16k-inf:split_rail;reduce_scatter_block/nodes:16k-inf:split_rail;"
+    "reduce_scatter/nodes:16k-inf:split_rail;"
     "allreduce:0-inf:engine;allreduce/n=1-4:0-8m:shm;"
     "allreduce:0-16k:shm,0-16k:recursive_doubling,16k-inf:ring;"
     "bcast:0-inf:engine,0-8m:shm;bcast/n=1-2:0-inf:binomial;bcast:0-64k:binomial,64k-inf:scatter_allgather;"

@@ -10,12 +10,58 @@
 // Subramoni, G. Santhanaraman, M. Koop, D. K. Panda, "Designing
 // multi-leader-based allgather algorithms for multi-core clusters", IPDPS
 // 2009, with every rank a leader of its rail (UCC cl/hier split_rail).
+// Pipelined: the blocks go in pieces of about kPiece bytes, piece k's rail
+// allgather beside piece k-1's node exchange.
+#include <algorithm>
+
 #include "coll/collectives.hpp"
 
 namespace duct::coll {
 
 namespace {
+// Message steps: phase base + 16 x piece + ring step or node index.
 constexpr std::uint32_t kRail = 0x000, kNode = 0x800;
+constexpr std::size_t kPiece = 1u << 20, kMaxPieces = 64;
+constexpr int kMaxPipelined = 15;
+
+// Piece s of S of every block of `all` (bytes).
+Layout piece(const Layout& all, std::size_t s, std::size_t S) {
+  Layout p;
+  for (std::size_t r = 0; r < all.len.size(); ++r) {
+    const Blocks b{all.len[r], static_cast<int>(S)};
+    p.off.push_back(all.off[r] + b.offset(static_cast<int>(s)));
+    p.len.push_back(b.size(static_cast<int>(s)));
+  }
+  return p;
+}
+
+// Inside the node: this rank's rail blocks (`all`, by rank) to every other
+// local rank, theirs from them; step + j tells apart node j's blocks.
+Sched node_exchange(Context& ctx, Link node_link, void* buf, MemKind kind, Layout all, std::uint32_t step) {
+  const Topology& t = ctx.topo;
+  const int l = t.local_rank, L = node_link.g.n, N = t.num_nodes;
+  std::vector<Request> reqs;
+  reqs.reserve(static_cast<std::size_t>(2 * (L - 1) * N));
+  for (int m = 0; m < L; ++m) {
+    if (m == l) continue;
+    for (int j = 0; j < N; ++j) {
+      const std::vector<int>& on = t.ranks_on[static_cast<std::size_t>(j)];
+      const auto theirs = static_cast<std::size_t>(on[static_cast<std::size_t>(m)]);
+      const auto ours = static_cast<std::size_t>(on[static_cast<std::size_t>(l)]);
+      const std::uint32_t st = step + static_cast<std::uint32_t>(j);
+      if (all.len[theirs] > 0) {
+        reqs.emplace_back();
+        DUCT_CO_TRY(node_link.recv(m, at(buf, all.off[theirs]), all.len[theirs], kind, st, &reqs.back()));
+      }
+      if (all.len[ours] > 0) {
+        reqs.emplace_back();
+        DUCT_CO_TRY(node_link.send(m, at(buf, all.off[ours]), all.len[ours], kind, st, &reqs.back()));
+      }
+    }
+  }
+  DUCT_CO_TRY(co_await wait(pointers(reqs)));
+  co_return Status::ok();
+}
 }  // namespace
 
 Sched allgather_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
@@ -25,41 +71,34 @@ Sched allgather_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   const Layout all = a.coll == select::Coll::allgatherv ? a.recv_layout : Layout::uniform(a.bytes, n);
   const MemKind kind = a.recv_kind;
   auto [node_link, rail_link, l, L, N] = levels(ctx, seq);
-  auto block_of = [&](int rank) { return static_cast<std::size_t>(rank); };
+  (void)l;
+  const auto mine = static_cast<std::size_t>(me);
+  if (!a.in_place) DUCT_CO_TRY(copy_local(at(a.recvbuf, all.off[mine]), kind, a.sendbuf, a.send_kind, all.len[mine]));
 
-  // (1) Rail l: member j's block is that of rank t.rail[j]; this rank's own
-  // block is sent from the send buffer while its copy is made.
-  Layout rail;
-  for (int j = 0; j < N; ++j) {
-    rail.off.push_back(all.off[block_of(t.rail[static_cast<std::size_t>(j)])]);
-    rail.len.push_back(all.len[block_of(t.rail[static_cast<std::size_t>(j)])]);
-  }
-  Sched ring = ring_allgather(ctx, rail_link, a.recvbuf, kind, rail, 0, kRail, a.sendbuf, a.send_kind);
-  if (!a.in_place)
-    DUCT_CO_TRY(copy_local(at(a.recvbuf, all.off[block_of(me)]), kind, a.sendbuf, a.send_kind, all.len[block_of(me)]));
-  DUCT_CO_TRY(co_await std::move(ring));
-
-  // (2) Inside the node: this rank's rail blocks to every other local rank,
-  // theirs from them. Step kNode + j tells apart node j's blocks.
-  std::vector<Request> reqs;
-  reqs.reserve(static_cast<std::size_t>(2 * (L - 1) * N));
-  for (int m = 0; m < L; ++m) {
-    if (m == l) continue;
-    for (int j = 0; j < N; ++j) {
-      const std::vector<int>& on = t.ranks_on[static_cast<std::size_t>(j)];
-      const std::size_t theirs = block_of(on[static_cast<std::size_t>(m)]), ours = block_of(on[static_cast<std::size_t>(l)]);
-      const std::uint32_t step = kNode + static_cast<std::uint32_t>(j);
-      if (all.len[theirs] > 0) {
-        reqs.emplace_back();
-        DUCT_CO_TRY(node_link.recv(m, at(a.recvbuf, all.off[theirs]), all.len[theirs], kind, step, &reqs.back()));
+  std::size_t S = std::clamp<std::size_t>((all.max_len() + kPiece - 1) / kPiece, 1, kMaxPieces);
+  if (N > kMaxPipelined) S = 1;
+  const std::uint32_t stride = S > 1 ? 16 : 0;
+  for (std::size_t k = 0; k < S + 1; ++k) {
+    std::vector<Sched> level;
+    if (k < S) {  // (1) rail l: member j's block is that of rank t.rail[j]
+      const Layout p = piece(all, k, S);
+      Layout rail;
+      for (int j = 0; j < N; ++j) {
+        rail.off.push_back(p.off[static_cast<std::size_t>(t.rail[static_cast<std::size_t>(j)])]);
+        rail.len.push_back(p.len[static_cast<std::size_t>(t.rail[static_cast<std::size_t>(j)])]);
       }
-      if (all.len[ours] > 0) {
-        reqs.emplace_back();
-        DUCT_CO_TRY(node_link.send(m, at(a.recvbuf, all.off[ours]), all.len[ours], kind, step, &reqs.back()));
-      }
+      level.push_back(ring_allgather(ctx, rail_link, a.recvbuf, kind, std::move(rail), 0,
+                                     kRail + static_cast<std::uint32_t>(k) * stride));
+    }
+    if (k >= 1)  // (2) the node exchange of the piece before
+      level.push_back(node_exchange(ctx, node_link, a.recvbuf, kind, piece(all, k - 1, S),
+                                    kNode + static_cast<std::uint32_t>(k - 1) * stride));
+    if (level.size() == 1) {
+      DUCT_CO_TRY(co_await std::move(level.front()));
+    } else {
+      DUCT_CO_TRY(co_await all_of(std::move(level)));
     }
   }
-  DUCT_CO_TRY(co_await wait(pointers(reqs)));
   co_return Status::ok();
 }
 

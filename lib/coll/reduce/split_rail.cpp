@@ -8,13 +8,40 @@
 // its block to the root. The network carries 1/L of the vector per rail
 // (Rabenseifner's reduce-scatter + gather reduce, "Optimization of
 // collective reduction operations", ICCS 2004, split into node and rail
-// levels as UCC's cl/hier split_rail does).
+// levels as UCC's cl/hier split_rail does). Pipelined as the split-rail
+// allreduce: in step k, segment k's node reduce-scatter, segment k-1's
+// rail reduce and segment k-2's gather run side by side.
+#include <algorithm>
+
 #include "coll/collectives.hpp"
 
 namespace duct::coll {
 
 namespace {
-constexpr std::uint32_t kNodeRs = 0x000, kRail = 0x300, kGather = 0x700;
+// Message steps: phase base + 16 x segment + step.
+constexpr std::uint32_t kNodeRs = 0x000, kRail = 0x400, kGather = 0x800;
+constexpr std::size_t kSegment = 4u << 20, kMaxSegments = 64;
+constexpr int kMaxPipelined = 15;
+
+// (3) on the root's node: block l of `blocks` (bytes) from local rank l to the root.
+Sched gather_blocks(Link node_link, void* acc, MemKind kind, Layout blocks, int lr, bool root, std::uint32_t step) {
+  const int L = node_link.g.n, l = node_link.g.me;
+  if (root) {
+    std::vector<Request> recvs(static_cast<std::size_t>(L));
+    for (int m = 0; m < L; ++m) {
+      const auto b = static_cast<std::size_t>(m);
+      if (m != lr && blocks.len[b] > 0)
+        DUCT_CO_TRY(node_link.recv(m, at(acc, blocks.off[b]), blocks.len[b], kind, step, &recvs[b]));
+    }
+    DUCT_CO_TRY(co_await wait(pointers(recvs)));
+  } else if (blocks.len[static_cast<std::size_t>(l)] > 0) {
+    Request s;
+    const auto b = static_cast<std::size_t>(l);
+    DUCT_CO_TRY(node_link.send(lr, at(acc, blocks.off[b]), blocks.len[b], kind, step, &s));
+    DUCT_CO_TRY(co_await wait(s));
+  }
+  co_return Status::ok();
+}
 }  // namespace
 
 Sched reduce_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
@@ -30,35 +57,44 @@ Sched reduce_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   // send buffer's kind, else scratch.
   void* acc = root && a.recv_kind == kind ? a.recvbuf : nullptr;
   if (!acc) DUCT_CO_TRY(ctx.scratch(kind, std::max<std::size_t>(bytes, 1), 2, &acc));
-  const Layout blocks = Layout::even(a.count, L);
-  const std::size_t mine = static_cast<std::size_t>(l), off = blocks.off[mine] * esz, len = blocks.len[mine];
+  void* tmp = nullptr;
+  DUCT_CO_TRY(ctx.scratch(kind, (a.count / static_cast<std::size_t>(L) + 1) * esz, 3, &tmp));  // a rail block
 
-  // (1) Node reduce-scatter: local rank l holds block l.
-  DUCT_CO_TRY(co_await ring_reduce_scatter(ctx, node_link, a.sendbuf, acc, kind, blocks, a.dt, a.op, 0, kNodeRs));
-  // (2) Rail l reduces block l towards the root's node.
-  if (len > 0) {
-    void* tmp = nullptr;
-    DUCT_CO_TRY(ctx.scratch(kind, len * esz, 3, &tmp));
-    DUCT_CO_TRY(co_await binomial_reduce(ctx, rail_link, at(acc, off), kind, at(acc, off), tmp, len, a.dt, a.op, kind,
-                                         rn, kRail));
-  }
-  // (3) The root's node gathers the blocks at the root.
-  if (t.node == rn) {
-    if (root) {
-      std::vector<Request> recvs(static_cast<std::size_t>(L));
-      for (int m = 0; m < L; ++m) {
-        const std::size_t b = static_cast<std::size_t>(m);
-        if (m != lr && blocks.len[b] > 0)
-          DUCT_CO_TRY(node_link.recv(m, at(acc, blocks.off[b] * esz), blocks.len[b] * esz, kind, kGather, &recvs[b]));
+  std::size_t segs = std::clamp<std::size_t>((bytes + kSegment - 1) / kSegment, 1, kMaxSegments);
+  if (L > kMaxPipelined || N > kMaxPipelined) segs = 1;
+  segs = std::min(segs, std::max<std::size_t>(1, a.count / static_cast<std::size_t>(L)));
+  const Layout seg = Layout::even(a.count, static_cast<int>(segs));
+  const std::uint32_t stride = segs > 1 ? 16 : 0;
+  for (std::size_t k = 0; k < segs + 2; ++k) {
+    std::vector<Sched> level;
+    if (k < segs) {  // (1) node reduce-scatter of segment k: local rank l holds its block l
+      const std::size_t base = seg.off[k] * esz;
+      level.push_back(ring_reduce_scatter(ctx, node_link, at(a.sendbuf, base), at(acc, base), kind,
+                                          Layout::even(seg.len[k], L), a.dt, a.op, 0,
+                                          kNodeRs + static_cast<std::uint32_t>(k) * stride, 0));
+    }
+    if (k >= 1 && k - 1 < segs) {  // (2) rail l reduces block l of segment k-1 towards the root's node
+      const std::size_t c = k - 1;
+      const Layout blocks = Layout::even(seg.len[c], L);
+      const auto b = static_cast<std::size_t>(l);
+      if (blocks.len[b] > 0) {
+        void* block = at(acc, (seg.off[c] + blocks.off[b]) * esz);
+        level.push_back(binomial_reduce(ctx, rail_link, block, kind, block, tmp, blocks.len[b], a.dt, a.op, kind, rn,
+                                        kRail + static_cast<std::uint32_t>(c) * stride));
       }
-      DUCT_CO_TRY(co_await wait(pointers(recvs)));
-      if (acc != a.recvbuf) DUCT_CO_TRY(copy_local(a.recvbuf, a.recv_kind, acc, kind, bytes));
-    } else if (len > 0) {
-      Request s;
-      DUCT_CO_TRY(node_link.send(lr, at(acc, off), len * esz, kind, kGather, &s));
-      DUCT_CO_TRY(co_await wait(s));
+    }
+    if (k >= 2 && t.node == rn) {  // (3) the root's node gathers segment k-2 at the root
+      const std::size_t c = k - 2;
+      level.push_back(gather_blocks(node_link, at(acc, seg.off[c] * esz), kind, Layout::even(seg.len[c], L).scaled(esz),
+                                    lr, root, kGather + static_cast<std::uint32_t>(c) * stride));
+    }
+    if (level.size() == 1) {
+      DUCT_CO_TRY(co_await std::move(level.front()));
+    } else if (!level.empty()) {
+      DUCT_CO_TRY(co_await all_of(std::move(level)));
     }
   }
+  if (root && acc != a.recvbuf) DUCT_CO_TRY(copy_local(a.recvbuf, a.recv_kind, acc, kind, bytes));
   co_return Status::ok();
 }
 
