@@ -39,10 +39,24 @@ constexpr std::uint32_t kNodeRs = 0x000, kRailRs = 0x400, kRailAg = 0x800, kNode
 constexpr std::size_t kSegment = 4u << 20, kMaxSegments = 64;
 constexpr int kMaxPipelinedRing = 15;
 
-// Segment c's rail level: ring allreduce of this rank's block of it.
+// Below this, a host block crosses the network by recursive doubling (log2 N
+// exchanges of the whole block) rather than a ring (2(N-1) of 1/N of it):
+// fewer network latencies. Measured on 2 nodes, 1 rail at 1 Gbit/s: 256 KiB
+// allreduce 2.86 ms with the ring at the rail level.
+constexpr std::size_t kDoublingBelow = 1u << 20;
+
+// Segment c's rail level: allreduce of this rank's block of it (`part`: its
+// N ring blocks, in elements from buf).
 Sched rail_allreduce(Context& ctx, Link link, void* buf, MemKind kind, Layout part, DType dt, RedOp op,
                      std::uint32_t rs_step, std::uint32_t ag_step) {
-  const std::size_t esz = elem_size(dt.elem);
+  const std::size_t esz = elem_size(dt.elem), len = part.total();
+  const int n = link.g.n;
+  if (kind == MemKind::host && (n & (n - 1)) == 0 && len * esz < kDoublingBelow) {
+    void* tmp = nullptr;
+    DUCT_CO_TRY(ctx.scratch(MemKind::host, len * esz, 5, &tmp));
+    DUCT_CO_TRY(co_await recursive_doubling_allreduce(ctx, link, at(buf, part.off[0] * esz), tmp, len, dt, op, rs_step));
+    co_return Status::ok();
+  }
   DUCT_CO_TRY(co_await ring_reduce_scatter(ctx, link, buf, buf, kind, part, dt, op, 1, rs_step, 1));
   DUCT_CO_TRY(co_await ring_allgather(ctx, link, buf, kind, part.scaled(esz), 1, ag_step));
   co_return Status::ok();

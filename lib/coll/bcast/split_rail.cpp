@@ -11,13 +11,40 @@
 // rails (van de Geijn's scatter + allgather broadcast, Barnett et al.,
 // "Interprocessor collective communication library (InterCom)", SHPCC 1994,
 // with the scatter inside the node and one broadcast per rail, as UCC's
-// cl/hier split_rail and NCCL's one-ring-per-NIC do).
+// cl/hier split_rail and NCCL's one-ring-per-NIC do). Pipelined as the
+// split-rail allreduce: in step k, segment k's scatter, segment k-1's rail
+// broadcast and segment k-2's node allgather run side by side.
+#include <algorithm>
+
 #include "coll/collectives.hpp"
 
 namespace duct::coll {
 
 namespace {
-constexpr std::uint32_t kScatter = 0x000, kRail = 0x100, kNodeAg = 0x600;
+// Message steps: phase base + 16 x segment + step.
+constexpr std::uint32_t kScatter = 0x000, kRail = 0x400, kNodeAg = 0x800;
+constexpr std::size_t kSegment = 4u << 20, kMaxSegments = 64;
+constexpr int kMaxPipelined = 15;
+
+// (1) inside the root's node: block m of `blocks` (bytes) from the root to local rank m.
+Sched scatter_blocks(Link node_link, void* buf, MemKind kind, Layout blocks, int lr, bool root, std::uint32_t step) {
+  const int L = node_link.g.n, l = node_link.g.me;
+  if (root) {
+    std::vector<Request> sends(static_cast<std::size_t>(L));
+    for (int m = 0; m < L; ++m) {
+      const auto b = static_cast<std::size_t>(m);
+      if (m != lr && blocks.len[b] > 0)
+        DUCT_CO_TRY(node_link.send(m, at(buf, blocks.off[b]), blocks.len[b], kind, step, &sends[b]));
+    }
+    DUCT_CO_TRY(co_await wait(pointers(sends)));
+  } else if (blocks.len[static_cast<std::size_t>(l)] > 0) {
+    Request r;
+    const auto b = static_cast<std::size_t>(l);
+    DUCT_CO_TRY(node_link.recv(lr, at(buf, blocks.off[b]), blocks.len[b], kind, step, &r));
+    DUCT_CO_TRY(co_await wait(r));
+  }
+  co_return Status::ok();
+}
 }  // namespace
 
 Sched bcast_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
@@ -28,30 +55,36 @@ Sched bcast_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   const MemKind kind = root ? a.send_kind : a.recv_kind;
   const int rn = t.node_of[static_cast<std::size_t>(a.root)], lr = t.local_rank_of[static_cast<std::size_t>(a.root)];
   auto [node_link, rail_link, l, L, N] = levels(ctx, seq);
-  const Layout blocks = Layout::even(a.bytes, L);
-  const std::size_t mine = static_cast<std::size_t>(l);
+  const auto mine = static_cast<std::size_t>(l);
 
-  // (1) Scatter inside the root's node.
-  if (t.node == rn) {
-    if (root) {
-      std::vector<Request> sends(static_cast<std::size_t>(L));
-      for (int m = 0; m < L; ++m)
-        if (m != lr && blocks.len[static_cast<std::size_t>(m)] > 0)
-          DUCT_CO_TRY(node_link.send(m, at(buf, blocks.off[static_cast<std::size_t>(m)]),
-                                     blocks.len[static_cast<std::size_t>(m)], kind, kScatter,
-                                     &sends[static_cast<std::size_t>(m)]));
-      DUCT_CO_TRY(co_await wait(pointers(sends)));
-    } else if (blocks.len[mine] > 0) {
-      Request r;
-      DUCT_CO_TRY(node_link.recv(lr, at(buf, blocks.off[mine]), blocks.len[mine], kind, kScatter, &r));
-      DUCT_CO_TRY(co_await wait(r));
+  std::size_t segs = std::clamp<std::size_t>((a.bytes + kSegment - 1) / kSegment, 1, kMaxSegments);
+  if (L > kMaxPipelined || N > kMaxPipelined) segs = 1;
+  segs = std::min(segs, std::max<std::size_t>(1, a.bytes / static_cast<std::size_t>(L)));
+  const Layout seg = Layout::even(a.bytes, static_cast<int>(segs));
+  const std::uint32_t stride = segs > 1 ? 16 : 0;
+  for (std::size_t k = 0; k < segs + 2; ++k) {
+    std::vector<Sched> level;
+    if (k < segs && t.node == rn)  // (1) scatter segment k inside the root's node
+      level.push_back(scatter_blocks(node_link, at(buf, seg.off[k]), kind, Layout::even(seg.len[k], L), lr, root,
+                                     kScatter + static_cast<std::uint32_t>(k) * stride));
+    if (k >= 1 && k - 1 < segs) {  // (2) block l of segment k-1 along rail l, from the root's node
+      const std::size_t c = k - 1;
+      const Layout blocks = Layout::even(seg.len[c], L);
+      if (blocks.len[mine] > 0)
+        level.push_back(binomial_bcast(ctx, rail_link, at(buf, seg.off[c] + blocks.off[mine]), blocks.len[mine], kind, rn,
+                                       kRail + static_cast<std::uint32_t>(c) * stride));
+    }
+    if (k >= 2) {  // (3) every node's ranks exchange their blocks of segment k-2
+      const std::size_t c = k - 2;
+      level.push_back(ring_allgather(ctx, node_link, at(buf, seg.off[c]), kind, Layout::even(seg.len[c], L), 0,
+                                     kNodeAg + static_cast<std::uint32_t>(c) * stride));
+    }
+    if (level.size() == 1) {
+      DUCT_CO_TRY(co_await std::move(level.front()));
+    } else if (!level.empty()) {
+      DUCT_CO_TRY(co_await all_of(std::move(level)));
     }
   }
-  // (2) Block l along rail l, from the root's node.
-  if (blocks.len[mine] > 0)
-    DUCT_CO_TRY(co_await binomial_bcast(ctx, rail_link, at(buf, blocks.off[mine]), blocks.len[mine], kind, rn, kRail));
-  // (3) Every node's ranks exchange their blocks.
-  DUCT_CO_TRY(co_await ring_allgather(ctx, node_link, buf, kind, blocks, 0, kNodeAg));
   co_return Status::ok();
 }
 
