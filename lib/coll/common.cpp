@@ -62,6 +62,16 @@ Status reap(std::vector<Request>& reqs) {
   return Status::ok();
 }
 
+Layout piece_of(const Layout& blocks, std::size_t s, std::size_t S) {
+  Layout p;
+  for (std::size_t r = 0; r < blocks.len.size(); ++r) {
+    const Blocks b{blocks.len[r], static_cast<int>(S)};
+    p.off.push_back(blocks.off[r] + b.offset(static_cast<int>(s)));
+    p.len.push_back(b.size(static_cast<int>(s)));
+  }
+  return p;
+}
+
 Status rails(const Topology& t) {
   if (t.ranks_per_node > 0 && static_cast<int>(t.rail.size()) == t.num_nodes) return Status::ok();
   return make_error(Errc::internal, "split_rail on a communicator whose nodes hold different numbers of ranks");

@@ -108,6 +108,19 @@ inline Levels levels(Context& ctx, std::uint32_t seq) {
                 static_cast<int>(node.size()), t.num_nodes};
 }
 
+// Pipelined split-rail forms: the number of segments of about `segment`
+// bytes that `bytes` are cut into (1 to kMaxSegments), and the offset
+// between the message steps of consecutive segments (16: a phase's rings
+// of up to 15 members; larger rings, `widest` > 15, run as one segment).
+constexpr std::size_t kMaxSegments = 64;
+inline std::size_t pipeline_segments(std::size_t bytes, std::size_t segment, int widest) {
+  if (widest > 15) return 1;
+  return std::clamp<std::size_t>((bytes + segment - 1) / segment, 1, kMaxSegments);
+}
+inline std::uint32_t segment_stride(std::size_t segments) { return segments > 1 ? 16 : 0; }
+// Piece s of S of every block of `blocks` (each block cut as Blocks does).
+Layout piece_of(const Layout& blocks, std::size_t s, std::size_t S);
+
 // dst = a (op) b on memory of `kind`. Host: done on return. Device:
 // enqueued on duct's stream and recorded in `fence` (await it). `store`:
 // whether the result is read again soon (reduce/reduce.hpp).

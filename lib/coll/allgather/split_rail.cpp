@@ -21,19 +21,7 @@ namespace duct::coll {
 namespace {
 // Message steps: phase base + 16 x piece + ring step or node index.
 constexpr std::uint32_t kRail = 0x000, kNode = 0x800;
-constexpr std::size_t kPiece = 1u << 20, kMaxPieces = 64;
-constexpr int kMaxPipelined = 15;
-
-// Piece s of S of every block of `all` (bytes).
-Layout piece(const Layout& all, std::size_t s, std::size_t S) {
-  Layout p;
-  for (std::size_t r = 0; r < all.len.size(); ++r) {
-    const Blocks b{all.len[r], static_cast<int>(S)};
-    p.off.push_back(all.off[r] + b.offset(static_cast<int>(s)));
-    p.len.push_back(b.size(static_cast<int>(s)));
-  }
-  return p;
-}
+constexpr std::size_t kPiece = 1u << 20;
 
 // Inside the node: this rank's rail blocks (`all`, by rank) to every other
 // local rank, theirs from them; step + j tells apart node j's blocks.
@@ -75,13 +63,12 @@ Sched allgather_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   const auto mine = static_cast<std::size_t>(me);
   if (!a.in_place) DUCT_CO_TRY(copy_local(at(a.recvbuf, all.off[mine]), kind, a.sendbuf, a.send_kind, all.len[mine]));
 
-  std::size_t S = std::clamp<std::size_t>((all.max_len() + kPiece - 1) / kPiece, 1, kMaxPieces);
-  if (N > kMaxPipelined) S = 1;
-  const std::uint32_t stride = S > 1 ? 16 : 0;
+  const std::size_t S = pipeline_segments(all.max_len(), kPiece, N);
+  const std::uint32_t stride = segment_stride(S);
   for (std::size_t k = 0; k < S + 1; ++k) {
     std::vector<Sched> level;
     if (k < S) {  // (1) rail l: member j's block is that of rank t.rail[j]
-      const Layout p = piece(all, k, S);
+      const Layout p = piece_of(all, k, S);
       Layout rail;
       for (int j = 0; j < N; ++j) {
         rail.off.push_back(p.off[static_cast<std::size_t>(t.rail[static_cast<std::size_t>(j)])]);
@@ -91,13 +78,9 @@ Sched allgather_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
                                      kRail + static_cast<std::uint32_t>(k) * stride));
     }
     if (k >= 1)  // (2) the node exchange of the piece before
-      level.push_back(node_exchange(ctx, node_link, a.recvbuf, kind, piece(all, k - 1, S),
+      level.push_back(node_exchange(ctx, node_link, a.recvbuf, kind, piece_of(all, k - 1, S),
                                     kNode + static_cast<std::uint32_t>(k - 1) * stride));
-    if (level.size() == 1) {
-      DUCT_CO_TRY(co_await std::move(level.front()));
-    } else {
-      DUCT_CO_TRY(co_await all_of(std::move(level)));
-    }
+    if (!level.empty()) DUCT_CO_TRY(co_await all_of(std::move(level)));
   }
   co_return Status::ok();
 }

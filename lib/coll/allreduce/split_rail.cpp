@@ -36,8 +36,7 @@ namespace {
 // Message steps: phase base + 16 x segment + ring step (rings of up to 15
 // members pipeline; larger ones run as one segment).
 constexpr std::uint32_t kNodeRs = 0x000, kRailRs = 0x400, kRailAg = 0x800, kNodeAg = 0xc00;
-constexpr std::size_t kSegment = 4u << 20, kMaxSegments = 64;
-constexpr int kMaxPipelinedRing = 15;
+constexpr std::size_t kSegment = 4u << 20;
 
 // Below this, a host block crosses the network by recursive doubling (log2 N
 // exchanges of the whole block) rather than a ring (2(N-1) of 1/N of it):
@@ -77,11 +76,10 @@ Sched allreduce_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   auto [node_link, rail_link, l, L, N] = levels(ctx, seq);
 
   // Segments (elements): at least one element per rank of the node.
-  std::size_t segs = std::clamp<std::size_t>((a.count * esz + kSegment - 1) / kSegment, 1, kMaxSegments);
-  if (L > kMaxPipelinedRing || N > kMaxPipelinedRing) segs = 1;
-  segs = std::min(segs, std::max<std::size_t>(1, a.count / static_cast<std::size_t>(L)));
+  const std::size_t segs = std::min(pipeline_segments(a.count * esz, kSegment, std::max(L, N)),
+                                    std::max<std::size_t>(1, a.count / static_cast<std::size_t>(L)));
   const Layout seg = Layout::even(a.count, static_cast<int>(segs));
-  const std::uint32_t stride = segs > 1 ? 16 : 0;
+  const std::uint32_t stride = segment_stride(segs);
 
   for (std::size_t k = 0; k < segs + 2; ++k) {
     std::vector<Sched> level;
@@ -109,11 +107,7 @@ Sched allreduce_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
                                      Layout::even(seg.len[c], L).scaled(esz), 0,
                                      kNodeAg + static_cast<std::uint32_t>(c) * stride));
     }
-    if (level.size() == 1) {
-      DUCT_CO_TRY(co_await std::move(level.front()));
-    } else if (!level.empty()) {
-      DUCT_CO_TRY(co_await all_of(std::move(level)));
-    }
+    if (!level.empty()) DUCT_CO_TRY(co_await all_of(std::move(level)));
   }
   co_return Status::ok();
 }

@@ -23,8 +23,7 @@ namespace duct::coll {
 namespace {
 // Message steps: phase base + 16 x segment + step.
 constexpr std::uint32_t kScatter = 0x000, kRail = 0x400, kNodeAg = 0x800;
-constexpr std::size_t kSegment = 4u << 20, kMaxSegments = 64;
-constexpr int kMaxPipelined = 15;
+constexpr std::size_t kSegment = 4u << 20;
 
 // (1) inside the root's node: block m of `blocks` (bytes) from the root to local rank m.
 Sched scatter_blocks(Link node_link, void* buf, MemKind kind, Layout blocks, int lr, bool root, std::uint32_t step) {
@@ -57,11 +56,10 @@ Sched bcast_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   auto [node_link, rail_link, l, L, N] = levels(ctx, seq);
   const auto mine = static_cast<std::size_t>(l);
 
-  std::size_t segs = std::clamp<std::size_t>((a.bytes + kSegment - 1) / kSegment, 1, kMaxSegments);
-  if (L > kMaxPipelined || N > kMaxPipelined) segs = 1;
-  segs = std::min(segs, std::max<std::size_t>(1, a.bytes / static_cast<std::size_t>(L)));
+  const std::size_t segs = std::min(pipeline_segments(a.bytes, kSegment, std::max(L, N)),
+                                    std::max<std::size_t>(1, a.bytes / static_cast<std::size_t>(L)));
   const Layout seg = Layout::even(a.bytes, static_cast<int>(segs));
-  const std::uint32_t stride = segs > 1 ? 16 : 0;
+  const std::uint32_t stride = segment_stride(segs);
   for (std::size_t k = 0; k < segs + 2; ++k) {
     std::vector<Sched> level;
     if (k < segs && t.node == rn)  // (1) scatter segment k inside the root's node
@@ -79,11 +77,7 @@ Sched bcast_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
       level.push_back(ring_allgather(ctx, node_link, at(buf, seg.off[c]), kind, Layout::even(seg.len[c], L), 0,
                                      kNodeAg + static_cast<std::uint32_t>(c) * stride));
     }
-    if (level.size() == 1) {
-      DUCT_CO_TRY(co_await std::move(level.front()));
-    } else if (!level.empty()) {
-      DUCT_CO_TRY(co_await all_of(std::move(level)));
-    }
+    if (!level.empty()) DUCT_CO_TRY(co_await all_of(std::move(level)));
   }
   co_return Status::ok();
 }

@@ -20,8 +20,7 @@ namespace duct::coll {
 namespace {
 // Message steps: phase base + 16 x segment + step.
 constexpr std::uint32_t kNodeRs = 0x000, kRail = 0x400, kGather = 0x800;
-constexpr std::size_t kSegment = 4u << 20, kMaxSegments = 64;
-constexpr int kMaxPipelined = 15;
+constexpr std::size_t kSegment = 4u << 20;
 
 // (3) on the root's node: block l of `blocks` (bytes) from local rank l to the root.
 Sched gather_blocks(Link node_link, void* acc, MemKind kind, Layout blocks, int lr, bool root, std::uint32_t step) {
@@ -60,11 +59,10 @@ Sched reduce_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   void* tmp = nullptr;
   DUCT_CO_TRY(ctx.scratch(kind, (a.count / static_cast<std::size_t>(L) + 1) * esz, 3, &tmp));  // a rail block
 
-  std::size_t segs = std::clamp<std::size_t>((bytes + kSegment - 1) / kSegment, 1, kMaxSegments);
-  if (L > kMaxPipelined || N > kMaxPipelined) segs = 1;
-  segs = std::min(segs, std::max<std::size_t>(1, a.count / static_cast<std::size_t>(L)));
+  const std::size_t segs = std::min(pipeline_segments(bytes, kSegment, std::max(L, N)),
+                                    std::max<std::size_t>(1, a.count / static_cast<std::size_t>(L)));
   const Layout seg = Layout::even(a.count, static_cast<int>(segs));
-  const std::uint32_t stride = segs > 1 ? 16 : 0;
+  const std::uint32_t stride = segment_stride(segs);
   for (std::size_t k = 0; k < segs + 2; ++k) {
     std::vector<Sched> level;
     if (k < segs) {  // (1) node reduce-scatter of segment k: local rank l holds its block l
@@ -88,11 +86,7 @@ Sched reduce_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
       level.push_back(gather_blocks(node_link, at(acc, seg.off[c] * esz), kind, Layout::even(seg.len[c], L).scaled(esz),
                                     lr, root, kGather + static_cast<std::uint32_t>(c) * stride));
     }
-    if (level.size() == 1) {
-      DUCT_CO_TRY(co_await std::move(level.front()));
-    } else if (!level.empty()) {
-      DUCT_CO_TRY(co_await all_of(std::move(level)));
-    }
+    if (!level.empty()) DUCT_CO_TRY(co_await all_of(std::move(level)));
   }
   if (root && acc != a.recvbuf) DUCT_CO_TRY(copy_local(a.recvbuf, a.recv_kind, acc, kind, bytes));
   co_return Status::ok();

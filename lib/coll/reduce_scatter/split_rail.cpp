@@ -22,19 +22,7 @@ namespace duct::coll {
 namespace {
 // Message steps: phase base + 16 x piece + node index or ring step.
 constexpr std::uint32_t kNode = 0x000, kRail = 0x800;
-constexpr std::size_t kPiece = 1u << 20, kMaxPieces = 64;
-constexpr int kMaxPipelined = 15;
-
-// Piece s of S of each block of `b` (elements).
-Layout piece(const Layout& b, std::size_t s, std::size_t S) {
-  Layout p;
-  for (std::size_t r = 0; r < b.len.size(); ++r) {
-    const Blocks x{b.len[r], static_cast<int>(S)};
-    p.off.push_back(b.off[r] + x.offset(static_cast<int>(s)));
-    p.len.push_back(x.size(static_cast<int>(s)));
-  }
-  return p;
-}
+constexpr std::size_t kPiece = 1u << 20;
 
 // The rail of local index m's N blocks of `blocks`, in node order.
 Layout rail_blocks(const Topology& t, const Layout& blocks, int m) {
@@ -123,22 +111,17 @@ Sched reduce_scatter_split_rail(Context& ctx, const CollArgs& a, std::uint32_t s
   DUCT_CO_TRY(ctx.scratch(kind, std::max<std::size_t>(total, 1) * esz, 2, &acc));
   DUCT_CO_TRY(ctx.scratch(kind, std::max<std::size_t>(total * static_cast<std::size_t>(L - 1), 1) * esz, 4, &tmp));
 
-  std::size_t S = std::clamp<std::size_t>((blocks.max_len() * esz + kPiece - 1) / kPiece, 1, kMaxPieces);
-  if (N > kMaxPipelined) S = 1;
-  const std::uint32_t stride = S > 1 ? 16 : 0;
+  const std::size_t S = pipeline_segments(blocks.max_len() * esz, kPiece, N);
+  const std::uint32_t stride = segment_stride(S);
   for (std::size_t k = 0; k < S + 1; ++k) {
     std::vector<Sched> level;
     if (k < S)  // (1) node level of piece k
-      level.push_back(node_reduce(ctx, node_link, src, acc, tmp, total, kind, piece(blocks, k, S), piece(mine, k, S),
+      level.push_back(node_reduce(ctx, node_link, src, acc, tmp, total, kind, piece_of(blocks, k, S), piece_of(mine, k, S),
                                   a.dt, a.op, kNode + static_cast<std::uint32_t>(k) * stride));
     if (k >= 1)  // (2) rail l reduce-scatters piece k-1: node j's member ends with its own block's piece
-      level.push_back(ring_reduce_scatter(ctx, rail_link, acc, acc, kind, piece(mine, k - 1, S), a.dt, a.op, 0,
+      level.push_back(ring_reduce_scatter(ctx, rail_link, acc, acc, kind, piece_of(mine, k - 1, S), a.dt, a.op, 0,
                                           kRail + static_cast<std::uint32_t>(k - 1) * stride));
-    if (level.size() == 1) {
-      DUCT_CO_TRY(co_await std::move(level.front()));
-    } else {
-      DUCT_CO_TRY(co_await all_of(std::move(level)));
-    }
+    if (!level.empty()) DUCT_CO_TRY(co_await all_of(std::move(level)));
   }
   const auto me = static_cast<std::size_t>(t.node);
   DUCT_CO_TRY(copy_local(a.recvbuf, kind, at(acc, mine.off[me] * esz), kind, mine.len[me] * esz));
