@@ -85,4 +85,25 @@ bench=$(mpi "$build/apps/duct-bench" -d host -b 8 -e 16M -f 8 -n 10 -w 2) || fai
 echo "$bench"
 echo "$bench" | awk '$1 ~ /^[0-9]+$/ && NF > 12 { rows++; if ($9 != 0 || $13 != 0) bad = 1 } END { exit bad || rows == 0 }' ||
   fail "duct-bench found wrong elements"
+
+# Last (it breaks the cluster): a link taken down during 64 MiB allreduces.
+# Every rank must stop waiting within DUCT_TIMEOUT (5 s) with an error that
+# says what it waited for, and the job must end (MPI_ERRORS_ARE_FATAL), not hang.
+echo "== node2's eth1 taken down during 64 MiB allreduces (DUCT_TIMEOUT=5)"
+ns2=$(awk '$1 == "node2" { print $2 }' "/run/duct-netns-$NETNS_CLUSTER_ID/map")
+( sleep 4; ip -n "$ns2" link set eth1 down ) &
+start=$(date +%s)
+timeout 120 mpirun "${args[@]}" -np 4 -npernode 2 -x DUCT_TIMEOUT=5 "$build/apps/duct-bench" -d host -b 64M -e 64M \
+  -n 100000 -w 1 -m 0 >"$build/netns-linkdown.log" 2>&1
+rc=$?
+took=$(( $(date +%s) - start ))
+wait
+grep -E "no progress for|PEER_FAILED" "$build/netns-linkdown.log" | cut -c1-200 | head -4
+[ $rc -ne 124 ] || fail "the job hung after the link went down"
+[ $rc -ne 0 ] || fail "the job did not notice the link going down"
+grep -q "no progress for 5.0 s (DUCT_TIMEOUT=5)\|PEER_FAILED\|is gone" "$build/netns-linkdown.log" ||
+  { tail -20 "$build/netns-linkdown.log"; fail "no timeout or peer-failure error after the link went down"; }
+# The link went down at 4 s; DUCT_TIMEOUT 5 s, plus slack for mpirun's teardown on two cores.
+[ "$took" -le 30 ] || fail "the job took $took s to end after the link went down at 4 s"
+echo "link down at 4 s: the ranks reported it and the job ended after $took s"
 echo PASS
