@@ -330,13 +330,16 @@ int reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, MPI_Cou
       if (!(st = f.stage(sendbuf, total, recvbuf, in_place ? total : mine, dt))) return e.fail(st);
       int rc;
       if (e.nonblocking()) {
-        std::vector<int> counts_local;
-        std::vector<int>& counts = e.hold(counts_local);  // MPI reads it until completion
-        if (v) counts.assign(recvcounts->begin(), recvcounts->end());
         e.then([&f] { return f.done(); });
+        if (v) {
+          std::vector<int> counts_local;
+          std::vector<int>& counts = e.hold(counts_local);  // MPI reads it until completion
+          counts.assign(recvcounts->begin(), recvcounts->end());
+          return e.started_mpi(
+              [&](MPI_Request* r) { return PMPI_Ireduce_scatter(f.s, f.r, counts.data(), dt, op, comm, r); });
+        }
         return e.started_mpi([&](MPI_Request* r) {
-          return v ? PMPI_Ireduce_scatter(f.s, f.r, counts.data(), dt, op, comm, r)
-                   : PMPI_Ireduce_scatter_block(f.s, f.r, static_cast<int>(recvcount), dt, op, comm, r);
+          return PMPI_Ireduce_scatter_block(f.s, f.r, static_cast<int>(recvcount), dt, op, comm, r);
         });
       }
       if (v) {

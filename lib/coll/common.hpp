@@ -118,6 +118,15 @@ inline std::size_t pipeline_segments(std::size_t bytes, std::size_t segment, int
   return std::clamp<std::size_t>((bytes + segment - 1) / segment, 1, kMaxSegments);
 }
 inline std::uint32_t segment_stride(std::size_t segments) { return segments > 1 ? 16 : 0; }
+// The segments of a vector of `units` units of `unit` bytes (elements, or
+// bytes with unit 1) for a pipeline whose levels cut each segment over the
+// L ranks of a node: pipeline_segments of it, with at least one unit per
+// node rank in each.
+inline Layout pipeline_layout(std::size_t units, std::size_t unit, std::size_t segment, int L, int N) {
+  const std::size_t segs = std::min(pipeline_segments(units * unit, segment, std::max(L, N)),
+                                    std::max<std::size_t>(1, units / static_cast<std::size_t>(L)));
+  return Layout::even(units, static_cast<int>(segs));
+}
 // Piece s of S of every block of `blocks` (each block cut as Blocks does).
 Layout piece_of(const Layout& blocks, std::size_t s, std::size_t S);
 

@@ -6,7 +6,6 @@
 
 namespace duct::netdev {
 
-
 std::vector<std::string> split_list(const std::string& list) {
   std::vector<std::string> out;
   std::string cur;

@@ -75,10 +75,8 @@ Sched allreduce_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   }
   auto [node_link, rail_link, l, L, N] = levels(ctx, seq);
 
-  // Segments (elements): at least one element per rank of the node.
-  const std::size_t segs = std::min(pipeline_segments(a.count * esz, kSegment, std::max(L, N)),
-                                    std::max<std::size_t>(1, a.count / static_cast<std::size_t>(L)));
-  const Layout seg = Layout::even(a.count, static_cast<int>(segs));
+  const Layout seg = pipeline_layout(a.count, esz, kSegment, L, N);  // elements
+  const std::size_t segs = seg.len.size();
   const std::uint32_t stride = segment_stride(segs);
 
   for (std::size_t k = 0; k < segs + 2; ++k) {

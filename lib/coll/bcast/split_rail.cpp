@@ -56,9 +56,8 @@ Sched bcast_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   auto [node_link, rail_link, l, L, N] = levels(ctx, seq);
   const auto mine = static_cast<std::size_t>(l);
 
-  const std::size_t segs = std::min(pipeline_segments(a.bytes, kSegment, std::max(L, N)),
-                                    std::max<std::size_t>(1, a.bytes / static_cast<std::size_t>(L)));
-  const Layout seg = Layout::even(a.bytes, static_cast<int>(segs));
+  const Layout seg = pipeline_layout(a.bytes, 1, kSegment, L, N);  // bytes
+  const std::size_t segs = seg.len.size();
   const std::uint32_t stride = segment_stride(segs);
   for (std::size_t k = 0; k < segs + 2; ++k) {
     std::vector<Sched> level;

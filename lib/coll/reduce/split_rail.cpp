@@ -59,9 +59,8 @@ Sched reduce_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   void* tmp = nullptr;
   DUCT_CO_TRY(ctx.scratch(kind, (a.count / static_cast<std::size_t>(L) + 1) * esz, 3, &tmp));  // a rail block
 
-  const std::size_t segs = std::min(pipeline_segments(bytes, kSegment, std::max(L, N)),
-                                    std::max<std::size_t>(1, a.count / static_cast<std::size_t>(L)));
-  const Layout seg = Layout::even(a.count, static_cast<int>(segs));
+  const Layout seg = pipeline_layout(a.count, esz, kSegment, L, N);  // elements
+  const std::size_t segs = seg.len.size();
   const std::uint32_t stride = segment_stride(segs);
   for (std::size_t k = 0; k < segs + 2; ++k) {
     std::vector<Sched> level;
