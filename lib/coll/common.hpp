@@ -127,6 +127,24 @@ inline Layout pipeline_layout(std::size_t units, std::size_t unit, std::size_t s
                                     std::max<std::size_t>(1, units / static_cast<std::size_t>(L)));
   return Layout::even(units, static_cast<int>(segs));
 }
+// Whether the rail level of a pipeline of `segments` over N nodes runs as
+// a chain of the nodes (N-1 hops, each block over each rail link once:
+// segments + N - 1 steps of one block) rather than a binomial tree per
+// segment (ceil(log2 N) blocks from the root's node in every step).
+inline bool rail_chain(std::size_t segments, int N) {
+  if (N <= 2) return false;  // one message either way
+  std::size_t depth = 0;
+  for (int m = 1; m < N; m <<= 1) ++depth;
+  return segments + static_cast<std::size_t>(N) - 1 < segments * depth;
+}
+// The segment size of a rooted split-rail pipeline (bcast, reduce) of
+// `bytes` over N nodes: `base` on two nodes; on more, about 2N segments
+// (at least 512 KiB each, at most `base`) so that the chain over the rail
+// (rail_chain) has enough segments to fill it.
+inline std::size_t rooted_segment(std::size_t bytes, int N, std::size_t base) {
+  if (N <= 2) return base;
+  return std::clamp<std::size_t>(bytes / (2 * static_cast<std::size_t>(N)), std::min<std::size_t>(512u << 10, base), base);
+}
 // Piece s of S of every block of `blocks` (each block cut as Blocks does).
 Layout piece_of(const Layout& blocks, std::size_t s, std::size_t S);
 

@@ -13,18 +13,9 @@
 # Skipped (77) when not root or network namespaces are not available.
 set -uo pipefail
 build=$1
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cluster=$root/mpi_launch_scripts/netns-cluster.sh
 export NETNS_CLUSTER_ID=${NETNS_CLUSTER_ID:-$((150 + $$ % 50))}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_op=^avx
-[ "$(id -u)" = 0 ] || { echo "not root: skipped"; exit 77; }
-if ! ip netns add duct-probe-$$ 2>/dev/null; then echo "cannot create network namespaces here: skipped"; exit 77; fi
-ip netns delete duct-probe-$$
-
-fail() { echo "FAIL: $*"; exit 1; }
-trap '"$cluster" down' EXIT
-"$cluster" --rails 2 up 2 >/dev/null || fail "could not create the cluster"
-read -r -a args <<<"$("$cluster" args)"
+source "$(dirname "$0")/cluster_up.sh"
+cluster_up 2
 mpi() { timeout 600 mpirun "${args[@]}" -np 4 -npernode 2 "$@"; }
 
 echo "== duct-info on 2 nodes x 2 ranks"

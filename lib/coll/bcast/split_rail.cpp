@@ -5,7 +5,7 @@
 // With L ranks on each of N nodes and the root at local index lr of node
 // rn: (1) the root sends block l (1/L of the message) to local rank l of
 // its node; (2) rail l broadcasts block l from node rn's member to every
-// node (binomial over the rail: one message for two nodes); (3) a ring
+// node; (3) a ring
 // allgather among each node's ranks assembles the L blocks everywhere. The
 // network carries the message once per receiving node, split over the L
 // rails (van de Geijn's scatter + allgather broadcast, Barnett et al.,
@@ -13,7 +13,13 @@
 // with the scatter inside the node and one broadcast per rail, as UCC's
 // cl/hier split_rail and NCCL's one-ring-per-NIC do). Pipelined as the
 // split-rail allreduce: in step k, segment k's scatter, segment k-1's rail
-// broadcast and segment k-2's node allgather run side by side.
+// broadcast and segment k-2's node allgather run side by side. The rail
+// level is a binomial tree per segment, or, where the pipeline is long
+// enough (rail_chain), a chain of the nodes from node rn on: node d after
+// rn forwards segment c to node d+1 in step c+d+1 while it receives segment
+// c+1, so every rail link carries each block once (a binomial tree sends it
+// ceil(log2 N) times from the root's node; Traff and Ripke's pipelined
+// broadcast, as bcast/pipelined_chain.cpp, with segments as its pieces).
 #include <algorithm>
 
 #include "coll/collectives.hpp"
@@ -44,6 +50,17 @@ Sched scatter_blocks(Link node_link, void* buf, MemKind kind, Layout blocks, int
   }
   co_return Status::ok();
 }
+
+// One message of a chain: to or from `peer` of `link`.
+Sched hop(Link link, int peer, void* buf, std::size_t bytes, MemKind kind, bool send, std::uint32_t step) {
+  Request r;
+  if (send)
+    DUCT_CO_TRY(link.send(peer, buf, bytes, kind, step, &r));
+  else
+    DUCT_CO_TRY(link.recv(peer, buf, bytes, kind, step, &r));
+  DUCT_CO_TRY(co_await wait(r));
+  co_return Status::ok();
+}
 }  // namespace
 
 Sched bcast_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
@@ -56,24 +73,49 @@ Sched bcast_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   auto [node_link, rail_link, l, L, N] = levels(ctx, seq);
   const auto mine = static_cast<std::size_t>(l);
 
-  const Layout seg = pipeline_layout(a.bytes, 1, kSegment, L, N);  // bytes
+  const Layout seg = pipeline_layout(a.bytes, 1, rooted_segment(a.bytes, N, kSegment), L, N);  // bytes
   const std::size_t segs = seg.len.size();
   const std::uint32_t stride = segment_stride(segs);
-  for (std::size_t k = 0; k < segs + 2; ++k) {
+  // This node's place after the root's node, and when its blocks of segment
+  // c arrive: step c+1 for a tree (or the root's node), c+d for a chain.
+  const int d = mod(t.node - rn, N);
+  const bool chain = rail_chain(segs, N);
+  const std::size_t lag = chain ? static_cast<std::size_t>(std::max(d, 1)) : 1;
+  for (std::size_t k = 0; k < segs + lag + 1; ++k) {
     std::vector<Sched> level;
     if (k < segs && t.node == rn)  // (1) scatter segment k inside the root's node
       level.push_back(scatter_blocks(node_link, at(buf, seg.off[k]), kind, Layout::even(seg.len[k], L), lr, root,
                                      kScatter + static_cast<std::uint32_t>(k) * stride));
-    if (k >= 1 && k - 1 < segs) {  // (2) block l of segment k-1 along rail l, from the root's node
-      const std::size_t c = k - 1;
-      const Layout blocks = Layout::even(seg.len[c], L);
-      if (blocks.len[mine] > 0)
-        level.push_back(binomial_bcast(ctx, rail_link, at(buf, seg.off[c] + blocks.off[mine]), blocks.len[mine], kind, rn,
-                                       kRail + static_cast<std::uint32_t>(c) * stride));
+    // (2) block l of a segment along rail l, from the root's node on.
+    const auto block = [&](std::size_t c) { return Layout::even(seg.len[c], L); };
+    if (!chain) {
+      if (k >= 1 && k - 1 < segs) {
+        const std::size_t c = k - 1;
+        const Layout blocks = block(c);
+        if (blocks.len[mine] > 0)
+          level.push_back(binomial_bcast(ctx, rail_link, at(buf, seg.off[c] + blocks.off[mine]), blocks.len[mine],
+                                         kind, rn, kRail + static_cast<std::uint32_t>(c) * stride));
+      }
+    } else {
+      const auto ud = static_cast<std::size_t>(d);
+      if (d > 0 && k >= ud && k - ud < segs) {  // receive segment k-d from the node before
+        const std::size_t c = k - ud;
+        const Layout blocks = block(c);
+        if (blocks.len[mine] > 0)
+          level.push_back(hop(rail_link, mod(t.node - 1, N), at(buf, seg.off[c] + blocks.off[mine]), blocks.len[mine],
+                              kind, false, kRail + static_cast<std::uint32_t>(c) * stride));
+      }
+      if (d < N - 1 && k >= ud + 1 && k - ud - 1 < segs) {  // forward segment k-d-1 to the next node
+        const std::size_t c = k - ud - 1;
+        const Layout blocks = block(c);
+        if (blocks.len[mine] > 0)
+          level.push_back(hop(rail_link, mod(t.node + 1, N), at(buf, seg.off[c] + blocks.off[mine]), blocks.len[mine],
+                              kind, true, kRail + static_cast<std::uint32_t>(c) * stride));
+      }
     }
-    if (k >= 2) {  // (3) every node's ranks exchange their blocks of segment k-2
-      const std::size_t c = k - 2;
-      level.push_back(ring_allgather(ctx, node_link, at(buf, seg.off[c]), kind, Layout::even(seg.len[c], L), 0,
+    if (k >= lag + 1) {  // (3) every node's ranks exchange their blocks of the segment that arrived last step
+      const std::size_t c = k - lag - 1;
+      level.push_back(ring_allgather(ctx, node_link, at(buf, seg.off[c]), kind, block(c), 0,
                                      kNodeAg + static_cast<std::uint32_t>(c) * stride));
     }
     if (!level.empty()) DUCT_CO_TRY(co_await all_of(std::move(level)));

@@ -4,13 +4,18 @@
 // With L ranks on each of N nodes and the root at local index lr of node
 // rn: (1) a ring reduce-scatter among each node's ranks leaves local rank l
 // with block l of the node's sum; (2) rail l reduces block l towards node
-// rn's member (binomial over the rail); (3) on node rn, local rank l sends
+// rn's member; (3) on node rn, local rank l sends
 // its block to the root. The network carries 1/L of the vector per rail
 // (Rabenseifner's reduce-scatter + gather reduce, "Optimization of
 // collective reduction operations", ICCS 2004, split into node and rail
 // levels as UCC's cl/hier split_rail does). Pipelined as the split-rail
 // allreduce: in step k, segment k's node reduce-scatter, segment k-1's
-// rail reduce and segment k-2's gather run side by side.
+// rail reduce and segment k-2's gather run side by side. The rail level is
+// a binomial tree per segment, or, where the pipeline is long enough
+// (rail_chain), a chain ending at node rn: the node d after rn receives
+// segment c from node d+1 in step c+N-1-d, adds it to its own block and
+// passes the sum to node d-1 in the next step, so every rail link carries
+// each block once (the reduction counterpart of the chain broadcast).
 #include <algorithm>
 
 #include "coll/collectives.hpp"
@@ -41,6 +46,26 @@ Sched gather_blocks(Link node_link, void* acc, MemKind kind, Layout blocks, int 
   }
   co_return Status::ok();
 }
+
+// A chain hop of the rail reduction: `block` (count elements of the
+// node's partial sum) += what `peer` sends, received into tmp.
+Sched recv_reduce(Link link, int peer, void* block, void* tmp, std::size_t count, DType dt, RedOp op, MemKind kind,
+                  std::uint32_t step) {
+  Request r;
+  DUCT_CO_TRY(link.recv(peer, tmp, count * elem_size(dt.elem), kind, step, &r));
+  DUCT_CO_TRY(co_await wait(r));
+  memory::Fence fence;
+  DUCT_CO_TRY(reduce_local(block, block, tmp, count, dt, op, kind, &fence));
+  if (kind == MemKind::device) DUCT_CO_TRY(co_await wait(fence));
+  co_return Status::ok();
+}
+
+Sched send_block(Link link, int peer, const void* block, std::size_t bytes, MemKind kind, std::uint32_t step) {
+  Request r;
+  DUCT_CO_TRY(link.send(peer, block, bytes, kind, step, &r));
+  DUCT_CO_TRY(co_await wait(r));
+  co_return Status::ok();
+}
 }  // namespace
 
 Sched reduce_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
@@ -59,10 +84,16 @@ Sched reduce_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   void* tmp = nullptr;
   DUCT_CO_TRY(ctx.scratch(kind, (a.count / static_cast<std::size_t>(L) + 1) * esz, 3, &tmp));  // a rail block
 
-  const Layout seg = pipeline_layout(a.count, esz, kSegment, L, N);  // elements
+  const Layout seg = pipeline_layout(a.count, esz, rooted_segment(bytes, N, kSegment), L, N);  // elements
   const std::size_t segs = seg.len.size();
   const std::uint32_t stride = segment_stride(segs);
-  for (std::size_t k = 0; k < segs + 2; ++k) {
+  // This node's place after the root's node; the root's node holds the
+  // rail's sum of segment c after step c+lag.
+  const int d = mod(t.node - rn, N);
+  const bool chain = rail_chain(segs, N);
+  const std::size_t lag = chain ? static_cast<std::size_t>(N - 1) : 1;
+  const auto b = static_cast<std::size_t>(l);
+  for (std::size_t k = 0; k < segs + lag + 1; ++k) {
     std::vector<Sched> level;
     if (k < segs) {  // (1) node reduce-scatter of segment k: local rank l holds its block l
       const std::size_t base = seg.off[k] * esz;
@@ -70,18 +101,37 @@ Sched reduce_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
                                           Layout::even(seg.len[k], L), a.dt, a.op, 0,
                                           kNodeRs + static_cast<std::uint32_t>(k) * stride, 0));
     }
-    if (k >= 1 && k - 1 < segs) {  // (2) rail l reduces block l of segment k-1 towards the root's node
-      const std::size_t c = k - 1;
-      const Layout blocks = Layout::even(seg.len[c], L);
-      const auto b = static_cast<std::size_t>(l);
-      if (blocks.len[b] > 0) {
-        void* block = at(acc, (seg.off[c] + blocks.off[b]) * esz);
-        level.push_back(binomial_reduce(ctx, rail_link, block, kind, block, tmp, blocks.len[b], a.dt, a.op, kind, rn,
-                                        kRail + static_cast<std::uint32_t>(c) * stride));
+    // (2) rail l reduces block l of a segment towards the root's node.
+    const auto rail_step = [&](std::size_t c) { return kRail + static_cast<std::uint32_t>(c) * stride; };
+    if (!chain) {
+      if (k >= 1 && k - 1 < segs) {
+        const std::size_t c = k - 1;
+        const Layout blocks = Layout::even(seg.len[c], L);
+        if (blocks.len[b] > 0) {
+          void* block = at(acc, (seg.off[c] + blocks.off[b]) * esz);
+          level.push_back(binomial_reduce(ctx, rail_link, block, kind, block, tmp, blocks.len[b], a.dt, a.op, kind, rn,
+                                          rail_step(c)));
+        }
+      }
+    } else {
+      const auto in = static_cast<std::size_t>(N - 1 - d);  // steps after its reduce-scatter that segment c arrives
+      if (d < N - 1 && k >= in && k - in < segs) {      // add segment k-in from the node after
+        const std::size_t c = k - in;
+        const Layout blocks = Layout::even(seg.len[c], L);
+        if (blocks.len[b] > 0)
+          level.push_back(recv_reduce(rail_link, mod(t.node + 1, N), at(acc, (seg.off[c] + blocks.off[b]) * esz), tmp,
+                                      blocks.len[b], a.dt, a.op, kind, rail_step(c)));
+      }
+      if (d > 0 && k >= in + 1 && k - in - 1 < segs) {  // pass segment k-in-1's sum to the node before
+        const std::size_t c = k - in - 1;
+        const Layout blocks = Layout::even(seg.len[c], L);
+        if (blocks.len[b] > 0)
+          level.push_back(send_block(rail_link, mod(t.node - 1, N), at(acc, (seg.off[c] + blocks.off[b]) * esz),
+                                     blocks.len[b] * esz, kind, rail_step(c)));
       }
     }
-    if (k >= 2 && t.node == rn) {  // (3) the root's node gathers segment k-2 at the root
-      const std::size_t c = k - 2;
+    if (k >= lag + 1 && t.node == rn) {  // (3) the root's node gathers the segment it completed last step
+      const std::size_t c = k - lag - 1;
       level.push_back(gather_blocks(node_link, at(acc, seg.off[c] * esz), kind, Layout::even(seg.len[c], L).scaled(esz),
                                     lr, root, kGather + static_cast<std::uint32_t>(c) * stride));
     }
