@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <string>
 #include <type_traits>
@@ -337,6 +338,24 @@ int main(int argc, char** argv) {
                 reduces ? op->name : "-", o.iters ? std::to_string(o.iters).c_str() : "about 0.1 s of", o.warmup,
                 o.rounds > 1 ? (" x " + std::to_string(o.rounds) + " alternating rounds, medians").c_str() : "",
                 o.check ? "on" : "off");
+    {  // when, where and how: duct-plot labels its pictures with this line
+      char host[256] = "?", when[32] = "?";
+      (void)gethostname(host, sizeof host - 1);
+      const std::time_t now = std::time(nullptr);
+      std::tm utc{};
+      if (gmtime_r(&now, &utc)) std::strftime(when, sizeof when, "%Y-%m-%dT%H:%MZ", &utc);
+      std::string cmd;
+      for (int i = 0; i < argc; ++i) {
+        if (i) cmd += ' ';
+        cmd += argv[i];
+      }
+      std::printf("# run: %s on %s: %s\n", when, host, cmd.c_str());
+    }
+    if (dev) {
+      int d = -1;
+      if (duct::memory::cuda::current_device(&d).ok())
+        std::printf("# device: cuda:%d %s\n", d, duct::memory::cuda::device_name(d).c_str());
+    }
     if (!dev) std::printf("# host buffers: %s\n", DUCT_Query_cuda_support() ? "(-d host requested)" : cuda::unavailable_reason().c_str());
     std::printf("# selection: %s\n", o.algo.empty() ? "built-in rules (duct-info -a)" : ("forced " + o.algo).c_str());
     if (o.stream == 1)

@@ -15,6 +15,11 @@
 # <= L b; allgather, reduce_scatter <= L b N / (N-1)). Ends with the
 # slowest ratio.
 #
+# --raw DIR: also keep each duct-bench run's whole output for duct-plot
+# (apps/duct-plot.py), as DIR/<collective>.txt: the run with the MPI
+# library's defaults, then the coll/han run marked "# reference: Open MPI
+# coll/han", so duct-plot draws both MPI lines beside duct's.
+#
 # Environment: NODES (2), PPN ranks per node (2), RAILS links per node (2),
 # RATE per link (1gbit; "" unshaped), COLLS (allreduce bcast reduce
 # allgather reduce_scatter alltoall gather scatter), SIZES (duct-bench size
@@ -23,6 +28,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/common.sh"
+raw=""
+if [ "${1:-}" = --raw ]; then raw=${2:?--raw needs a directory}; shift 2; mkdir -p "$raw"; raw=$(cd "$raw" && pwd); fi
 duct_setup >/dev/null
 NODES=${NODES:-2} PPN=${PPN:-2} RAILS=${RAILS:-2} RATE=${RATE-1gbit} ROUNDS=${ROUNDS:-3} HAN=${HAN:-1}
 COLLS=${COLLS:-"allreduce bcast reduce allgather reduce_scatter alltoall gather scatter"}
@@ -50,6 +57,7 @@ printf '%-15s %9s %11s %11s %11s %7s %8s %6s %6s\n' collective size "duct(us)" "
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; "$cluster" down' EXIT
 for c in $COLLS; do
+  [ -z "$raw" ] || : >"$raw/$c.txt"
   settings=(default)
   [ "$HAN" = 1 ] && settings+=(han)
   for s in "${settings[@]}"; do
@@ -57,9 +65,11 @@ for c in $COLLS; do
     [ "$s" = han ] && extra=(--mca coll_han_priority 100)
     : >"$tmp/$c.$s"
     for sizes in "$SIZES" "-b $MAXSIZE -e $MAXSIZE"; do
+      [ -n "$raw" ] && [ "$s" = han ] && echo "# reference: Open MPI coll/han" >>"$raw/$c.txt"
       # shellcheck disable=SC2086
       timeout 1800 mpirun "${args[@]}" "${extra[@]}" -np "$np" -npernode "$PPN" "$DUCTBUILD/apps/duct-bench" -d host \
-        -C "$c" $sizes -n 0 -w 2 -R "$ROUNDS" 2>"$tmp/$c.$s.err" | grep -v '^#' >>"$tmp/$c.$s" ||
+        -C "$c" $sizes -n 0 -w 2 -R "$ROUNDS" 2>"$tmp/$c.$s.err" |
+        { if [ -n "$raw" ]; then tee -a "$raw/$c.txt"; else cat; fi; } | grep -v '^#' >>"$tmp/$c.$s" ||
         { echo "duct-bench $c ($s) failed:"; tail -5 "$tmp/$c.$s.err"; }
     done
   done

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench_collectives.sh [NP...]
+# bench_collectives.sh [--raw DIR] [NP...]
 #
 # duct vs the MPI library for every collective at every size from 8 B to
 # 32 MiB by factors of 4, and 64 MiB: for each collective one duct-bench run
@@ -14,10 +14,15 @@
 # faster), #wrong of duct. Ends with the slowest ratio of each rank count
 # (rows whose blocks round to 0 bytes left out).
 #
+# --raw DIR: also keep each duct-bench run's whole output, as
+# DIR/<collective>-np<NP>.txt, for duct-plot (apps/duct-plot.py).
+#
 # Environment: ROUNDS (default 5), COLLS (default every collective),
 # MAXSIZE (default 64M), BENCH_ARGS (extra duct-bench options, e.g. -d host).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
+raw=""
+if [ "${1:-}" = --raw ]; then raw=${2:?--raw needs a directory}; shift 2; mkdir -p "$raw"; raw=$(cd "$raw" && pwd); fi
 duct_setup >/dev/null
 [ $# -eq 0 ] && set -- 2
 ROUNDS=${ROUNDS:-5}
@@ -28,13 +33,14 @@ summary=()
 for np in "$@"; do
   worst=""
   for c in $COLLS; do
+    [ -z "$raw" ] || : >"$raw/$c-np$np.txt"
     runs=("-b 8 -e 32M -f 4")
     [ "$MAXSIZE" != 32M ] && runs+=("-b $MAXSIZE -e $MAXSIZE")
     [ "$c" = barrier ] && runs=("-b 8 -e 8")
     for r in "${runs[@]}"; do
       # shellcheck disable=SC2086,SC2046
       mpirun $(duct_mpirun_args "$np") -np "$np" "$DUCTBUILD/apps/duct-bench" -C "$c" $r -n 0 -w 5 -R "$ROUNDS" \
-        ${BENCH_ARGS:-} 2>/dev/null | grep -v '^#' |
+        ${BENCH_ARGS:-} 2>/dev/null | { if [ -n "$raw" ]; then tee -a "$raw/$c-np$np.txt"; else cat; fi; } | grep -v '^#' |
         awk -v c="$c" -v np="$np" 'NF >= 18 {printf "%-15s %3s %9s %12s %12s %7s %6s\n", c, np, $1, $6, $14, $18, $9}'
     done
   done | tee /tmp/bench_collectives.$$

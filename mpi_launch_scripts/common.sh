@@ -18,9 +18,10 @@ libhwloc-dev catch2 cmake"
 # scripts under a local SLURM cluster), mpi4py (the preload library under
 # Python), iproute2 (the network-namespace cluster), gfortran (the preload
 # library under Fortran programs), NumPy, PyTorch and scikit-learn (duct's
-# Python package, its DDP hook and the digits example).
+# Python package, its torch backend and DDP hook, the digits example),
+# matplotlib (duct-plot).
 DUCT_TEST_PACKAGES="clang libclang-rt-dev slurm-wlm munge python3-mpi4py iproute2 gfortran python3-numpy \
-python3-torch python3-sklearn"
+python3-torch python3-sklearn python3-matplotlib"
 
 duct_log() { printf '[duct] %s\n' "$*" >&2; }
 
@@ -93,7 +94,7 @@ duct_have_san() {
 
 duct_have_test_deps() {
   duct_have_san && command -v slurmctld >/dev/null && command -v munged >/dev/null && command -v ip >/dev/null &&
-    /usr/bin/python3 -c "import mpi4py, numpy, torch, sklearn" 2>/dev/null
+    /usr/bin/python3 -c "import mpi4py, numpy, torch, sklearn, matplotlib" 2>/dev/null
 }
 
 # Install what the test suite needs beyond the build; succeeds when the
