@@ -1,7 +1,12 @@
-"""DDP step time with duct's communication hook beside PyTorch's default
-(gloo on CPU tensors, or whatever the process group is), in one run.
+"""DDP step time on the torch.distributed backend "duct", and with duct's
+communication hook, beside DDP on gloo (or --backend), in one run.
 
-    mpirun -np 4 python3 examples/ddp_bench.py [--device cpu|cuda] [--steps 10]
+    mpirun -np 4 python3 examples/ddp_bench.py [--device cpu|cuda] [--steps 10] [--setups gloo,duct,hook]
+
+Set-ups (--setups): "gloo" DDP on a --backend group with PyTorch's default
+averaging; "duct" DDP on the default group, backend "duct", no hook (what
+`init_process_group("duct")` gives a script); "hook" DDP on the --backend
+group with duct's allreduce_hook.
 
 A multi-layer perceptron with about 25 M parameters (--width, --layers),
 synthetic data, DDP buckets of --bucket-mb MB (PyTorch's default, 25). The
@@ -12,8 +17,7 @@ state for both). For each it prints the median over the timed steps of:
   compute   backward pass without communication (DDP's no_sync()), ms
   waited    backward - compute: how long the backward pass waited for
             the gradients' allreduce, ms
-With --device cuda every rank uses GPU (local rank % device count); the
-default hook then runs on the process group given by --backend.
+With --device cuda every rank uses GPU (local rank % device count).
 """
 
 import argparse
@@ -22,6 +26,7 @@ import statistics
 import time
 
 import torch
+import torch.distributed as dist
 from mpi4py import MPI
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -45,7 +50,8 @@ def sync(device):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     p.add_argument('--device', default='cpu', choices=['cpu', 'cuda'])
-    p.add_argument('--backend', default='gloo', help='the process group of the default hook (gloo, nccl)')
+    p.add_argument('--backend', default='gloo', help='the other process group (gloo, nccl)')
+    p.add_argument('--setups', default='gloo,duct,hook', help='which set-ups to time, in order (gloo, duct, hook)')
     p.add_argument('--width', type=int, default=2048)
     p.add_argument('--layers', type=int, default=6)
     p.add_argument('--batch', type=int, default=32, help='samples per rank per step')
@@ -62,15 +68,20 @@ def main():
     if device == 'cuda':
         local = comm.Split_type(MPI.COMM_TYPE_SHARED).Get_rank()
         torch.cuda.set_device(local % torch.cuda.device_count())
-    duct.torch.init_process_group(backend=args.backend)
+    dist.init_process_group('duct')                 # rank, size, rendezvous: from MPI
+    other = dist.new_group(backend=args.backend)     # the same ranks on the other backend
 
     setups = {}
-    for name in ('default', 'duct'):
-        m = DDP(network(args.width, args.layers, device), bucket_cap_mb=args.bucket_mb)
-        if name == 'duct':
+    names = args.setups.split(',')
+    for name in names:
+        if name not in ('gloo', 'duct', 'hook'):
+            p.error(f'--setups: unknown set-up {name!r}')
+        m = DDP(network(args.width, args.layers, device), bucket_cap_mb=args.bucket_mb,
+                process_group=None if name == 'duct' else other)
+        if name == 'hook':
             m.register_comm_hook(duct.torch.DuctState(), duct.torch.allreduce_hook)
         setups[name] = (m, torch.optim.SGD(m.parameters(), lr=1e-4, momentum=0.9))
-    nparams = sum(p.numel() for p in setups['duct'][0].parameters())
+    nparams = sum(p.numel() for p in setups[names[0]][0].parameters())
     gen = torch.Generator().manual_seed(rank)
     x = torch.randn(args.batch, args.width, generator=gen).to(device)
     y = torch.randint(0, 10, (args.batch,), generator=gen).to(device)
@@ -106,13 +117,14 @@ def main():
         print(f'{size} ranks, {device}, {nparams / 1e6:.1f} M parameters ({nparams * 4 / 2**20:.0f} MiB of fp32 '
               f'gradients), buckets of {args.bucket_mb:g} MB, batch {args.batch} per rank, '
               f'{args.steps} timed steps, median of each rank, slowest rank shown')
-        print(f'{"hook":<22} {"step ms":>9} {"backward ms":>12} {"compute ms":>11} {"waited ms":>10}')
+        print(f'{"set-up":<26} {"step ms":>9} {"backward ms":>12} {"compute ms":>11} {"waited ms":>10}')
     for name in setups:
         med = {k: statistics.median(v) * 1e3 for k, v in times[name].items()}
         med = {k: comm.allreduce(v, MPI.MAX) for k, v in med.items()}
-        label = f'default ({args.backend})' if name == 'default' else f'duct {duct.__version__}'
+        label = {'gloo': f'DDP on {args.backend}', 'duct': f'DDP on duct {duct.__version__}',
+                 'hook': f'{args.backend} + duct hook'}[name]
         if rank == 0:
-            print(f'{label:<22} {med["step"]:9.1f} {med["backward"]:12.1f} {med["compute"]:11.1f} '
+            print(f'{label:<26} {med["step"]:9.1f} {med["backward"]:12.1f} {med["compute"]:11.1f} '
                   f'{max(med["backward"] - med["compute"], 0.0):10.1f}', flush=True)
 
 

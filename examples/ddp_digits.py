@@ -1,8 +1,10 @@
 """Data-parallel training through duct: a small network on scikit-learn's
 digits (8x8 images, bundled with scikit-learn: no download), one shard of
-every batch per rank, gradients averaged by duct's DDP hook.
+every batch per rank, gradients averaged through duct: DDP on the
+torch.distributed backend "duct" (default), or, with --hook, DDP on gloo
+with duct's communication hook.
 
-    mpirun -np 4 python3 examples/ddp_digits.py [--epochs N] [--check]
+    mpirun -np 4 python3 examples/ddp_digits.py [--epochs N] [--check] [--hook]
 
 (PYTHONPATH=build/python from a build tree; Debian's /usr/bin/python3 has
 python3-torch, python3-mpi4py and python3-sklearn.) Each epoch prints the
@@ -77,6 +79,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--epochs', type=int, default=30)
     parser.add_argument('--check', action='store_true', help='compare with a one-process run; exit 1 on a mismatch')
+    parser.add_argument('--hook', action='store_true', help="DDP on gloo with duct's hook, not on the duct backend")
     args = parser.parse_args()
     comm = MPI.COMM_WORLD
     rank, size = comm.Get_rank(), comm.Get_size()
@@ -85,10 +88,15 @@ def main():
     torch.set_num_threads(1)
     train_set, test_set = data()
 
-    # The three lines a DDP script adds for duct:
-    duct.torch.init_process_group()
-    model = DDP(network())
-    model.register_comm_hook(duct.torch.DuctState(), duct.torch.allreduce_hook)
+    if not args.hook:
+        # The two lines a DDP script changes for duct: `import duct.torch`
+        # (above), and the backend's name.
+        torch.distributed.init_process_group('duct')
+        model = DDP(network())
+    else:
+        duct.torch.init_process_group()   # gloo, from the MPI job
+        model = DDP(network())
+        model.register_comm_hook(duct.torch.DuctState(), duct.torch.allreduce_hook)
 
     losses = train(model, train_set, args.epochs, rank, size, comm)
     acc = accuracy(model, *test_set)
@@ -99,7 +107,7 @@ def main():
     if rank == 0:
         ref = train(network(), train_set, args.epochs, 0, 1) if args.check else None
         print(f'{size} ranks, {args.epochs} epochs, global batch {GLOBAL_BATCH} ({GLOBAL_BATCH // size} per rank), '
-              f'gradients through duct {duct.__version__}')
+              f'gradients through duct {duct.__version__} ({"hook on gloo" if args.hook else "backend duct"})')
         print('epoch  loss (duct, {} ranks)'.format(size) + ('  loss (1 process)  rel. diff' if ref else ''))
         worst = 0.0
         for e, loss in enumerate(losses):

@@ -1,7 +1,23 @@
-"""PyTorch data-parallel training through duct: DDP communication hooks.
+"""PyTorch through duct: the torch.distributed backend "duct", and DDP
+communication hooks.
 
-    import duct.torch
-    duct.torch.init_process_group()        # the process group DDP needs, from the MPI job
+    import duct.torch                       # registers the backend "duct"
+    dist.init_process_group("duct")         # under mpirun or srun: nothing else to set
+    model = DistributedDataParallel(model)  # every torch.distributed collective goes through duct
+
+The backend (duct/_torch_backend.py, ProcessGroupDuct) runs the default
+group on a duplicate of MPI.COMM_WORLD and dist.new_group(ranks) on the MPI
+sub-communicator of those ranks; groups of other backends (gloo) work
+beside it. Rank and world size come from MPI. When MASTER_ADDR and
+MASTER_PORT are unset, importing duct.torch sets them (rank 0's host and a
+free port there, sent to every rank with MPI) together with RANK and
+WORLD_SIZE, so torch's default env:// rendezvous works: the import is then
+collective over MPI.COMM_WORLD (import it on every rank). Set the four
+variables yourself to keep them.
+
+The hooks, for a DDP whose process group is another backend's:
+
+    duct.torch.init_process_group()        # gloo, from the MPI job
     model = DistributedDataParallel(model)
     model.register_comm_hook(duct.torch.DuctState(), duct.torch.allreduce_hook)
 
@@ -19,15 +35,14 @@ allreduces are started by autograd's thread and completed by the hook's.
 
 import atexit
 import os
-import queue
 import socket
-import threading
 
 import torch
 import torch.distributed as dist
 from mpi4py import MPI
 
 import duct
+from ._torch_backend import _Completer
 
 
 def init_process_group(backend='gloo', comm=None, master_addr=None, timeout=None):
@@ -71,36 +86,19 @@ class DuctState:
                                "mpi4py's default, before importing mpi4py.MPI)")
         self.comm = (comm or MPI.COMM_WORLD).Dup()
         self.size = self.comm.Get_size()
-        self._todo = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self._complete_in_order, name='duct-ddp-hook', daemon=True)
-        self._thread.start()
+        self._done = _Completer('duct-ddp-hook')
         atexit.register(self.close)
 
     def close(self):
         """Wait for the allreduces started and stop the thread."""
-        if self._thread is not None:
-            self._todo.put(None)
-            self._thread.join()
-            self._thread = None
+        self._done.close()
 
     def submit(self, request, result, finish=None):
         """A Future that the state's thread completes with finish() (default:
         `result`) once `request` (a duct.Request) has completed."""
         fut = torch.futures.Future(devices=[result.device]) if result.is_cuda else torch.futures.Future()
-        self._todo.put((request, fut, finish or (lambda: result)))
+        self._done.submit(request.wait, fut, finish or (lambda: result))
         return fut
-
-    def _complete_in_order(self):
-        while True:
-            job = self._todo.get()
-            if job is None:
-                return
-            request, fut, finish = job
-            try:
-                request.wait()
-                fut.set_result(finish())
-            except BaseException as e:  # noqa: BLE001 -- handed to the waiting backward pass
-                fut.set_exception(e)
 
 
 def allreduce_hook(state, bucket):
@@ -139,3 +137,35 @@ def bfloat16_compress_hook(state, bucket):
 
 
 bf16_compress_hook = bfloat16_compress_hook
+
+
+# ---- the backend -------------------------------------------------------------
+
+def _rendezvous_from_mpi():
+    """RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT from the MPI job, where
+    MASTER_ADDR/MASTER_PORT are unset (collective over MPI.COMM_WORLD then)."""
+    world = MPI.COMM_WORLD
+    rank, size = world.Get_rank(), world.Get_size()
+    if not (os.environ.get('MASTER_ADDR') and os.environ.get('MASTER_PORT')):
+        addr = None
+        if rank == 0:
+            with socket.socket() as s:
+                s.bind(('', 0))
+                port = s.getsockname()[1]
+            addr = ('127.0.0.1' if size == 1 else socket.gethostname(), str(port))
+        addr = world.bcast(addr, root=0)
+        os.environ['MASTER_ADDR'], os.environ['MASTER_PORT'] = addr
+        os.environ.setdefault('RANK', str(rank))
+        os.environ.setdefault('WORLD_SIZE', str(size))
+
+
+def _register():
+    from . import _torch_backend
+    if 'DUCT' not in dist.Backend._plugins:
+        dist.Backend.register_backend('duct', _torch_backend.create, extended_api=True)
+    atexit.register(_torch_backend._close_all)
+
+
+_register()
+_rendezvous_from_mpi()
+from ._torch_backend import ProcessGroupDuct, DuctWork  # noqa: E402,F401  (for isinstance checks)
