@@ -87,7 +87,8 @@ Sched bcast_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
       level.push_back(scatter_blocks(node_link, at(buf, seg.off[k]), kind, Layout::even(seg.len[k], L), lr, root,
                                      kScatter + static_cast<std::uint32_t>(k) * stride));
     // (2) block l of a segment along rail l, from the root's node on.
-    const auto block = [&](std::size_t c) { return Layout::even(seg.len[c], L); };
+    const int ranks = L;  // clang 14 cannot capture a structured binding
+    const auto block = [&seg, ranks](std::size_t c) { return Layout::even(seg.len[c], ranks); };
     if (!chain) {
       if (k >= 1 && k - 1 < segs) {
         const std::size_t c = k - 1;
