@@ -28,7 +28,8 @@ buffer out (recvbuf=None) in allreduce, reduce (at the root), where the
 send buffer then also receives the result.
 
 CUDA: for a CUDA tensor duct synchronizes the tensor's current stream
-before the call, so queued work that writes it is done; for CuPy and DLPack
+before the call, so queued work that writes it is done (inside `with
+duct.on_stream(s):` calls are enqueued on stream s instead: stream order); for CuPy and DLPack
 objects, synchronize yourself (as with any CUDA-aware MPI). When a call
 returns (or a request completes), the result is in the receive buffer.
 
@@ -47,6 +48,7 @@ import threading
 from mpi4py import MPI
 
 from . import _lib
+from . import _buffers
 from ._buffers import buf as _buf, NONE as _NONE, IN_PLACE as _IN_PLACE
 
 __version__ = _lib.fn['Version_string']().decode().split()[0]
@@ -55,7 +57,7 @@ __all__ = [
     'alltoall', 'alltoallv', 'reduce_scatter', 'reduce_scatter_block', 'barrier',
     'iallreduce', 'ireduce', 'ibcast', 'iallgather', 'iallgatherv', 'igather', 'igatherv', 'iscatter',
     'iscatterv', 'ialltoall', 'ialltoallv', 'ireduce_scatter', 'ireduce_scatter_block', 'ibarrier',
-    'Request', 'waitall', 'Error', 'cuda_support', 'library_path', 'IN_PLACE',
+    'Request', 'waitall', 'Error', 'cuda_support', 'library_path', 'IN_PLACE', 'on_stream',
 ]
 
 IN_PLACE = MPI.IN_PLACE
@@ -66,6 +68,32 @@ _fn = _lib.fn
 def cuda_support():
     """True when this process can use a CUDA device with duct (driver, device, and duct built with CUDA)."""
     return bool(_fn['Query_cuda_support']())
+
+
+class on_stream:
+    """Stream order: collectives this thread calls inside `with
+    duct.on_stream(stream):` are enqueued on the CUDA stream (duct's
+    DUCT_<coll>_stream_c forms, include/duct/duct_stream.h) instead of run:
+    they see what was queued on the stream before them, work queued after
+    them sees their results, and the call returns once enqueued (None, for
+    the nonblocking names too) without synchronizing anything. `stream`: a
+    torch.cuda.Stream, or anything with `cuda_stream`, or an int handle (0:
+    the legacy default stream). The arrays must stay alive, and must not be
+    written by other streams, until the stream has passed the call. Errors
+    found at the call raise; errors after it (DUCT_TIMEOUT, a failed peer)
+    are printed on stderr and returned by every later stream-ordered call on
+    the communicator. Needs a CUDA device (duct.cuda_support())."""
+
+    def __init__(self, stream):
+        self.handle = int(getattr(stream, 'cuda_stream', stream) or 0)
+
+    def __enter__(self):
+        _buffers.push_stream(self.handle)
+        return self
+
+    def __exit__(self, *exc):
+        _buffers.pop_stream()
+        return False
 
 
 # ---- errors -----------------------------------------------------------------
@@ -268,6 +296,12 @@ def _blocks(b, n, what):
 def _run(name, args, keep, nonblocking):
     if _orphans:
         _sweep_orphans()
+    stream = _buffers.current_stream()
+    if stream is not None:  # duct.on_stream: enqueued on the stream, blocking or not
+        rc = _fn[_lib.stream_name(name)](*args, ctypes.c_void_p(stream))
+        if rc:
+            _raise(rc)
+        return None
     if not nonblocking:
         rc = _fn[name](*args)
         if rc:

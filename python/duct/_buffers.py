@@ -13,6 +13,7 @@ caller's own memory. Elements are counted in the array's dtype.
 
 import ctypes
 import math
+import threading
 import sys
 
 from mpi4py import MPI
@@ -99,6 +100,26 @@ def _from_interface(obj, iface, what, writable, dtype=None):
     return Buf(ptr, math.prod(shape), dtype, obj)
 
 
+_ORDER = threading.local()   # .streams: the duct.on_stream stack of this thread
+
+
+def current_stream():
+    """The CUDA stream (an int handle) of the innermost duct.on_stream of this
+    thread, or None."""
+    streams = getattr(_ORDER, 'streams', None)
+    return streams[-1] if streams else None
+
+
+def push_stream(handle):
+    if not hasattr(_ORDER, 'streams'):
+        _ORDER.streams = []
+    _ORDER.streams.append(handle)
+
+
+def pop_stream():
+    _ORDER.streams.pop()
+
+
 _TORCH_DTYPES = {}   # torch.dtype -> name, filled on first use
 
 
@@ -115,9 +136,11 @@ def _torch_buf(t, what):
         raise ValueError(f'{what}: dtype {t.dtype} is not supported')
     if t.is_cuda:
         # Work queued on the tensor's stream must be done before duct reads
-        # or writes it (duct's rule for device buffers, as CUDA-aware MPI's).
-        import torch
-        torch.cuda.current_stream(t.device).synchronize()
+        # or writes it (duct's rule for device buffers, as CUDA-aware MPI's);
+        # a stream-ordered call (duct.on_stream) is ordered on its stream instead.
+        if current_stream() is None:
+            import torch
+            torch.cuda.current_stream(t.device).synchronize()
     elif not t.is_cpu:
         raise ValueError(f'{what}: tensors on {t.device.type} are not supported (cpu and cuda are)')
     return Buf(t.data_ptr(), t.numel(), dtype, t)

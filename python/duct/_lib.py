@@ -65,9 +65,16 @@ _PROTOTYPES = {
     'Query_cuda_support': (),
     'Version_string': (),
 }
-# Every blocking collective has a nonblocking twin with the request pointer last.
+# Every blocking collective has a nonblocking twin with the request pointer
+# last, and a stream-ordered one (include/duct/duct_stream.h: Allreduce_c ->
+# Allreduce_stream_c, Barrier -> Barrier_stream) with the CUDA stream last.
+def stream_name(name):
+    return name[:-2] + '_stream_c' if name.endswith('_c') else name + '_stream'
+
+
 for _name in [n for n in _PROTOTYPES if n.endswith('_c') or n == 'Barrier']:
     _PROTOTYPES['I' + _name[0].lower() + _name[1:]] = _PROTOTYPES[_name] + (_R,)
+    _PROTOTYPES[stream_name(_name)] = _PROTOTYPES[_name] + (_P,)
 _RESTYPES = {'Type_float16': Datatype, 'Type_bfloat16': Datatype, 'Version_string': ctypes.c_char_p}
 
 

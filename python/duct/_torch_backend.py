@@ -9,9 +9,14 @@ torch documents; one thread per group waits for the calls in the order they
 were started (duct's waits release the GIL) and completes their futures
 with the list of output tensors (what DDP's reducer expects).
 
-Tensors: CPU tensors, and CUDA tensors of the current device (duct
-synchronizes the tensor's current stream before the call, as duct's Python
-binding does). Non-contiguous tensors are copied into contiguous ones and
+Tensors: CPU tensors, and CUDA tensors. Collectives on CUDA tensors are
+stream-ordered (duct.on_stream, DUCT_<coll>_stream_c) on the tensor's
+device's current stream, with torch's semantics: the call sees the work
+queued on that stream before it, later work there sees its results, no
+device-wide or host synchronization; wait() makes the caller's current
+stream wait for it, and the future completes when the stream has passed it.
+Errors after such a call (DUCT_TIMEOUT, a failed peer) are printed by duct
+and returned by the next stream-ordered call. Non-contiguous tensors are copied into contiguous ones and
 the results copied back when the call completes. Reductions: SUM, PRODUCT,
 MIN, MAX, BAND, BOR, BXOR (duct's MPI ops), AVG (a sum, then a division,
 for floating-point and complex dtypes); PREMUL_SUM is refused. send, recv
@@ -111,8 +116,14 @@ class DuctWork(_Work):
         self._call = call
         self._rank = rank
         self._source = -1
+        self._event = None   # the CUDA event after a stream-ordered call
 
     def wait(self, timeout=None):
+        if self._event is not None:
+            # A stream-ordered call (CUDA tensors): as torch's NCCL works, the
+            # current stream waits for it; the host does not.
+            torch.cuda.current_stream().wait_event(self._event)
+            return True
         try:
             self._future.wait()
         except Exception as e:
@@ -241,16 +252,46 @@ class ProcessGroupDuct(dist.ProcessGroup):
 
     # ---- plumbing ----------------------------------------------------------------
 
-    def _work(self, call, start, outputs, staged=(), after=None):
-        """Start a call (start() returns a duct.Request or an mpi4py Request)
-        and return its Work; at completion the staged copies go back, then
-        after() runs, and the future gets `outputs`."""
+    def _work(self, call, start, outputs, staged=(), after=None, dev=None):
+        """Start a call (start() returns a duct.Request, an mpi4py Request, or
+        None when stream-ordered) and return its Work; at completion the
+        staged copies go back, then after() runs, and the future gets
+        `outputs`. `dev`: the tensor every rank passes (input or output)
+        that decides the mode: a CUDA tensor makes the call stream-ordered
+        on its device's current stream (torch's semantics: it sees the work
+        queued there before it, and work queued after it sees its results);
+        the copies back and after() are then queued on that stream too, and
+        the future completes when an event recorded after them has passed."""
         first = outputs[0] if outputs else None
         while isinstance(first, list):  # list forms: [[tensor, ...]]
             first = first[0] if first else None
         future = torch.futures.Future(devices=[first.device]) if first is not None and first.is_cuda else \
             torch.futures.Future()
         work = DuctWork(future, call, self._rank)
+
+        def finish():
+            for s in staged:
+                s.finish()
+            if after is not None:
+                after()
+            return outputs
+
+        if dev is not None and dev.is_cuda:
+            stream = torch.cuda.current_stream(dev.device)
+            with self._lock, duct.on_stream(stream):
+                start()
+            with torch.cuda.device(dev.device), torch.cuda.stream(stream):
+                finish()                   # torch ops, queued on the same stream
+            event = torch.cuda.Event()
+            event.record(stream)
+            work._event = event
+            keep = (staged, start, after)  # staging buffers and flat copies, alive until the stream passes
+
+            def done(keep=keep):
+                return outputs
+            self._done.submit(event.synchronize, future, done)
+            return work
+
         with self._lock:
             req = start()
 
@@ -261,13 +302,6 @@ class ProcessGroupDuct(dist.ProcessGroup):
                 work._source = status.Get_source()
             elif req is not None:
                 req.wait()
-
-        def finish():
-            for s in staged:
-                s.finish()
-            if after is not None:
-                after()
-            return outputs
 
         self._done.submit(wait, future, finish)
         return work
@@ -286,7 +320,7 @@ class ProcessGroupDuct(dist.ProcessGroup):
         after = (lambda: s.orig.div_(self._size)) if avg else None
         tensors = [t]
         return self._work('allreduce', lambda: duct.iallreduce(_as_reducible(s.t), op=op, comm=self.comm), tensors,
-                          [s], after)
+                          [s], after, dev=t)
 
     def allreduce_coalesced(self, tensors, opts=None):
         works = [self.allreduce([t], opts) for t in tensors]
@@ -307,7 +341,7 @@ class ProcessGroupDuct(dist.ProcessGroup):
         t = _one(tensors, 'broadcast')
         self._check_root(opts.rootRank, 'broadcast')
         s = _Staged(t, read=self._rank == opts.rootRank, write=True)
-        return self._work('broadcast', lambda: duct.ibcast(s.t, root=opts.rootRank, comm=self.comm), [t], [s])
+        return self._work('broadcast', lambda: duct.ibcast(s.t, root=opts.rootRank, comm=self.comm), [t], [s], dev=t)
 
     def reduce(self, tensors, opts=None):
         opts = opts or dist.ReduceOptions()
@@ -319,7 +353,7 @@ class ProcessGroupDuct(dist.ProcessGroup):
         s = _Staged(t, read=True, write=root)
         after = (lambda: s.orig.div_(self._size)) if avg and root else None
         return self._work('reduce', lambda: duct.ireduce(_as_reducible(s.t), op=op, root=opts.rootRank,
-                                                          comm=self.comm), [t], [s], after)
+                                                          comm=self.comm), [t], [s], after, dev=t)
 
     def _allgather_base(self, output, input, opts=None):
         if output.numel() != input.numel() * self._size:
@@ -329,7 +363,7 @@ class ProcessGroupDuct(dist.ProcessGroup):
             raise ValueError(f'all_gather_into_tensor: input is {input.dtype}, output {output.dtype}')
         si, so = _Staged(input), _Staged(output, read=False, write=True)
         return self._work('all_gather_into_tensor', lambda: duct.iallgather(si.t, so.t.view(-1), comm=self.comm),
-                          [output], [so])
+                          [output], [so], dev=input)
 
     def allgather(self, output_tensors, input_tensors, opts=None):
         inp = _one(input_tensors, 'all_gather')
@@ -346,7 +380,8 @@ class ProcessGroupDuct(dist.ProcessGroup):
         def after():
             for i, o in enumerate(outs):
                 o.copy_(flat[i * inp.numel():(i + 1) * inp.numel()].view_as(o))
-        return self._work('all_gather', lambda: duct.iallgather(si.t, flat, comm=self.comm), [outs], (), after)
+        return self._work('all_gather', lambda: duct.iallgather(si.t, flat, comm=self.comm), [outs], (), after,
+                          dev=inp)
 
     def allgather_coalesced(self, output_lists, input_list, opts=None):
         works = [self.allgather([o], [i]) for o, i in zip(output_lists, input_list)]
@@ -365,7 +400,7 @@ class ProcessGroupDuct(dist.ProcessGroup):
         return self._work('reduce_scatter_tensor',
                           lambda: duct.ireduce_scatter_block(_as_reducible(si.t.view(-1)), _as_reducible(so.t), op=op,
                                                              comm=self.comm),
-                          [output], [so], after)
+                          [output], [so], after, dev=output)
 
     def reduce_scatter(self, output_tensors, input_tensors, opts=None):
         opts = opts or dist.ReduceScatterOptions()
@@ -387,7 +422,7 @@ class ProcessGroupDuct(dist.ProcessGroup):
         return self._work('reduce_scatter',
                           lambda: duct.ireduce_scatter(_as_reducible(flat), _as_reducible(so.t), counts, op=op,
                                                        comm=self.comm),
-                          [out], [so], after)
+                          [out], [so], after, dev=out)
 
     def alltoall_base(self, output, input, output_split_sizes, input_split_sizes, opts=None):
         n = self._size
@@ -412,7 +447,7 @@ class ProcessGroupDuct(dist.ProcessGroup):
                                  f'dimensions {tuple(input.shape)} / {tuple(output.shape)}')
             sc, rc = [k * row_in for k in ins], [k * row_out for k in outs]
             start = lambda: duct.ialltoallv(si.t.view(-1), so.t.view(-1), sc, rc, comm=self.comm)  # noqa: E731
-        return self._work('all_to_all_single', start, [output], [so])
+        return self._work('all_to_all_single', start, [output], [so], dev=input)
 
     def alltoall(self, output_tensors, input_tensors, opts=None):
         n = self._size
@@ -433,7 +468,7 @@ class ProcessGroupDuct(dist.ProcessGroup):
                 o.copy_(flat_out[at:at + o.numel()].view_as(o))
                 at += o.numel()
         return self._work('all_to_all', lambda: duct.ialltoallv(flat_in, flat_out, sc, rc, comm=self.comm),
-                          list(output_tensors), (), after)
+                          list(output_tensors), (), after, dev=flat_in)
 
     def gather(self, output_tensors, input_tensors, opts=None):
         opts = opts or dist.GatherOptions()
@@ -441,7 +476,8 @@ class ProcessGroupDuct(dist.ProcessGroup):
         self._check_root(opts.rootRank, 'gather')
         si = _Staged(inp)
         if self._rank != opts.rootRank:
-            return self._work('gather', lambda: duct.igather(si.t, None, root=opts.rootRank, comm=self.comm), [])
+            return self._work('gather', lambda: duct.igather(si.t, None, root=opts.rootRank, comm=self.comm), [],
+                              dev=inp)
         outs = _one(output_tensors, 'gather')
         if len(outs) != self._size:
             raise ValueError(f'gather: gather_list has {len(outs)} tensors for a group of {self._size} ranks')
@@ -451,7 +487,7 @@ class ProcessGroupDuct(dist.ProcessGroup):
             for i, o in enumerate(outs):
                 o.copy_(flat[i * inp.numel():(i + 1) * inp.numel()].view_as(o))
         return self._work('gather', lambda: duct.igather(si.t, flat, root=opts.rootRank, comm=self.comm), [outs],
-                          (), after)
+                          (), after, dev=inp)
 
     def scatter(self, output_tensors, input_tensors, opts=None):
         opts = opts or dist.ScatterOptions()
@@ -460,13 +496,13 @@ class ProcessGroupDuct(dist.ProcessGroup):
         so = _Staged(out, read=False, write=True)
         if self._rank != opts.rootRank:
             return self._work('scatter', lambda: duct.iscatter(None, so.t, root=opts.rootRank, comm=self.comm),
-                              [out], [so])
+                              [out], [so], dev=out)
         ins = _one(input_tensors, 'scatter')
         if len(ins) != self._size:
             raise ValueError(f'scatter: scatter_list has {len(ins)} tensors for a group of {self._size} ranks')
         flat = torch.cat([x.reshape(-1) for x in ins])
         return self._work('scatter', lambda: duct.iscatter(flat, so.t, root=opts.rootRank, comm=self.comm), [out],
-                          [so])
+                          [so], dev=out)
 
     def barrier(self, opts=None):
         return self._work('barrier', lambda: duct.ibarrier(comm=self.comm), [])

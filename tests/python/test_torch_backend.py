@@ -26,6 +26,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 
 import duct
 import duct.torch
+from report import verdict
 
 world = MPI.COMM_WORLD
 torch.set_num_threads(1)
@@ -387,13 +388,6 @@ if '--timeout' in sys.argv and n > 1:
         except Exception as e:  # noqa: BLE001
             fail(f'a skipped all_reduce raised {type(e).__name__}, not duct.TimeoutError: {e}')
 
-bad = world.gather(failures, root=0)
-if me == 0:
-    bad = [f for fs in bad for f in fs]
-    for f in bad[:30]:
-        print('FAIL', f)
-    print('FAILED' if bad else 'PASSED', f'({len(bad)} failures, {n} ranks)')
-ok = world.bcast(not bad if me == 0 else None, root=0)
-sys.stdout.flush()
+ok = verdict(world, failures, f'{n} ranks')
 dist.destroy_process_group()
 sys.exit(0 if ok else 1)
