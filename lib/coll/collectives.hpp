@@ -124,6 +124,10 @@ Sched ring_reduce_scatter(Context& ctx, Link link, const void* src, void* dst, M
 // rather than a copy just written, which a peer reads more slowly).
 Sched ring_allgather(Context& ctx, Link link, void* buf, MemKind kind, Layout blocks, int own_offset,
                      std::uint32_t step_base, const void* own_src = nullptr, MemKind own_kind = MemKind::host);
+// One message of a chain: `bytes` at buf sent to (`send`) or received from
+// group member `peer`, awaited (the rail chains of the split-rail bcast and
+// reduce).
+Sched chain_hop(Link link, int peer, void* buf, std::size_t bytes, MemKind kind, bool send, std::uint32_t step);
 // Binomial broadcast of `bytes` at buf from group member `root`.
 Sched binomial_bcast(Context& ctx, Link link, void* buf, std::size_t bytes, MemKind kind, int root,
                      std::uint32_t step_base);

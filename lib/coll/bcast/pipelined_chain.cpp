@@ -13,6 +13,16 @@
 
 namespace duct::coll {
 
+Sched chain_hop(Link link, int peer, void* buf, std::size_t bytes, MemKind kind, bool send, std::uint32_t step) {
+  Request r;
+  if (send)
+    DUCT_CO_TRY(link.send(peer, buf, bytes, kind, step, &r));
+  else
+    DUCT_CO_TRY(link.recv(peer, buf, bytes, kind, step, &r));
+  DUCT_CO_TRY(co_await wait(r));
+  co_return Status::ok();
+}
+
 Sched bcast_pipelined_chain(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   const int n = ctx.size();
   const int vr = mod(ctx.rank() - a.root, n);

@@ -51,16 +51,6 @@ Sched scatter_blocks(Link node_link, void* buf, MemKind kind, Layout blocks, int
   co_return Status::ok();
 }
 
-// One message of a chain: to or from `peer` of `link`.
-Sched hop(Link link, int peer, void* buf, std::size_t bytes, MemKind kind, bool send, std::uint32_t step) {
-  Request r;
-  if (send)
-    DUCT_CO_TRY(link.send(peer, buf, bytes, kind, step, &r));
-  else
-    DUCT_CO_TRY(link.recv(peer, buf, bytes, kind, step, &r));
-  DUCT_CO_TRY(co_await wait(r));
-  co_return Status::ok();
-}
 }  // namespace
 
 Sched bcast_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
@@ -81,14 +71,15 @@ Sched bcast_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   const int d = mod(t.node - rn, N);
   const bool chain = rail_chain(segs, N);
   const std::size_t lag = chain ? static_cast<std::size_t>(std::max(d, 1)) : 1;
+  const int ranks = L;  // clang 14 cannot capture a structured binding
+  // Segment c cut into the node's L blocks.
+  const auto block = [&seg, ranks](std::size_t c) { return Layout::even(seg.len[c], ranks); };
   for (std::size_t k = 0; k < segs + lag + 1; ++k) {
     std::vector<Sched> level;
     if (k < segs && t.node == rn)  // (1) scatter segment k inside the root's node
       level.push_back(scatter_blocks(node_link, at(buf, seg.off[k]), kind, Layout::even(seg.len[k], L), lr, root,
                                      kScatter + static_cast<std::uint32_t>(k) * stride));
     // (2) block l of a segment along rail l, from the root's node on.
-    const int ranks = L;  // clang 14 cannot capture a structured binding
-    const auto block = [&seg, ranks](std::size_t c) { return Layout::even(seg.len[c], ranks); };
     if (!chain) {
       if (k >= 1 && k - 1 < segs) {
         const std::size_t c = k - 1;
@@ -103,15 +94,15 @@ Sched bcast_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
         const std::size_t c = k - ud;
         const Layout blocks = block(c);
         if (blocks.len[mine] > 0)
-          level.push_back(hop(rail_link, mod(t.node - 1, N), at(buf, seg.off[c] + blocks.off[mine]), blocks.len[mine],
-                              kind, false, kRail + static_cast<std::uint32_t>(c) * stride));
+          level.push_back(chain_hop(rail_link, mod(t.node - 1, N), at(buf, seg.off[c] + blocks.off[mine]),
+                                    blocks.len[mine], kind, false, kRail + static_cast<std::uint32_t>(c) * stride));
       }
       if (d < N - 1 && k >= ud + 1 && k - ud - 1 < segs) {  // forward segment k-d-1 to the next node
         const std::size_t c = k - ud - 1;
         const Layout blocks = block(c);
         if (blocks.len[mine] > 0)
-          level.push_back(hop(rail_link, mod(t.node + 1, N), at(buf, seg.off[c] + blocks.off[mine]), blocks.len[mine],
-                              kind, true, kRail + static_cast<std::uint32_t>(c) * stride));
+          level.push_back(chain_hop(rail_link, mod(t.node + 1, N), at(buf, seg.off[c] + blocks.off[mine]),
+                                    blocks.len[mine], kind, true, kRail + static_cast<std::uint32_t>(c) * stride));
       }
     }
     if (k >= lag + 1) {  // (3) every node's ranks exchange their blocks of the segment that arrived last step

@@ -60,12 +60,6 @@ Sched recv_reduce(Link link, int peer, void* block, void* tmp, std::size_t count
   co_return Status::ok();
 }
 
-Sched send_block(Link link, int peer, const void* block, std::size_t bytes, MemKind kind, std::uint32_t step) {
-  Request r;
-  DUCT_CO_TRY(link.send(peer, block, bytes, kind, step, &r));
-  DUCT_CO_TRY(co_await wait(r));
-  co_return Status::ok();
-}
 }  // namespace
 
 Sched reduce_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
@@ -93,6 +87,7 @@ Sched reduce_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   const bool chain = rail_chain(segs, N);
   const std::size_t lag = chain ? static_cast<std::size_t>(N - 1) : 1;
   const auto b = static_cast<std::size_t>(l);
+  const auto rail_step = [stride](std::size_t c) { return kRail + static_cast<std::uint32_t>(c) * stride; };
   for (std::size_t k = 0; k < segs + lag + 1; ++k) {
     std::vector<Sched> level;
     if (k < segs) {  // (1) node reduce-scatter of segment k: local rank l holds its block l
@@ -102,7 +97,6 @@ Sched reduce_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
                                           kNodeRs + static_cast<std::uint32_t>(k) * stride, 0));
     }
     // (2) rail l reduces block l of a segment towards the root's node.
-    const auto rail_step = [&](std::size_t c) { return kRail + static_cast<std::uint32_t>(c) * stride; };
     if (!chain) {
       if (k >= 1 && k - 1 < segs) {
         const std::size_t c = k - 1;
@@ -126,8 +120,8 @@ Sched reduce_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
         const std::size_t c = k - in - 1;
         const Layout blocks = Layout::even(seg.len[c], L);
         if (blocks.len[b] > 0)
-          level.push_back(send_block(rail_link, mod(t.node - 1, N), at(acc, (seg.off[c] + blocks.off[b]) * esz),
-                                     blocks.len[b] * esz, kind, rail_step(c)));
+          level.push_back(chain_hop(rail_link, mod(t.node - 1, N), at(acc, (seg.off[c] + blocks.off[b]) * esz),
+                                    blocks.len[b] * esz, kind, true, rail_step(c)));
       }
     }
     if (k >= lag + 1 && t.node == rn) {  // (3) the root's node gathers the segment it completed last step
