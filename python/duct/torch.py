@@ -56,17 +56,10 @@ def init_process_group(backend='gloo', comm=None, master_addr=None, timeout=None
     over `comm`."""
     comm = comm or MPI.COMM_WORLD
     rank, size = comm.Get_rank(), comm.Get_size()
-    if os.environ.get('MASTER_ADDR') and os.environ.get('MASTER_PORT'):
-        url = 'env://'
+    if os.environ.get('MASTER_ADDR') and os.environ.get('MASTER_PORT') and not _ENV_FROM_MPI:
+        url = 'env://'   # the user's own rendezvous
     else:
-        url = None
-        if rank == 0:
-            with socket.socket() as s:
-                s.bind(('', 0))
-                port = s.getsockname()[1]
-            host = master_addr or ('127.0.0.1' if size == 1 else socket.gethostname())
-            url = f'tcp://{host}:{port}'
-        url = comm.bcast(url, root=0)
+        url = 'tcp://%s:%s' % _tcp_rendezvous(comm, master_addr)
     kwargs = {} if timeout is None else {'timeout': timeout}
     dist.init_process_group(backend, init_method=url, rank=rank, world_size=size, **kwargs)
 
@@ -141,22 +134,32 @@ bf16_compress_hook = bfloat16_compress_hook
 
 # ---- the backend -------------------------------------------------------------
 
+def _tcp_rendezvous(comm, master_addr=None):
+    """(host, port) of a TCP rendezvous at `comm`'s rank 0: a free port there,
+    sent to every rank with MPI (collective over comm). host: master_addr, or
+    rank 0's host name (127.0.0.1 for one rank)."""
+    addr = None
+    if comm.Get_rank() == 0:
+        with socket.socket() as s:
+            s.bind(('', 0))
+            port = s.getsockname()[1]
+        addr = (master_addr or ('127.0.0.1' if comm.Get_size() == 1 else socket.gethostname()), str(port))
+    return comm.bcast(addr, root=0)
+
+
+_ENV_FROM_MPI = False   # whether the import set MASTER_ADDR/MASTER_PORT (then not the user's)
+
+
 def _rendezvous_from_mpi():
     """RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT from the MPI job, where
     MASTER_ADDR/MASTER_PORT are unset (collective over MPI.COMM_WORLD then)."""
+    global _ENV_FROM_MPI
     world = MPI.COMM_WORLD
-    rank, size = world.Get_rank(), world.Get_size()
     if not (os.environ.get('MASTER_ADDR') and os.environ.get('MASTER_PORT')):
-        addr = None
-        if rank == 0:
-            with socket.socket() as s:
-                s.bind(('', 0))
-                port = s.getsockname()[1]
-            addr = ('127.0.0.1' if size == 1 else socket.gethostname(), str(port))
-        addr = world.bcast(addr, root=0)
-        os.environ['MASTER_ADDR'], os.environ['MASTER_PORT'] = addr
-        os.environ.setdefault('RANK', str(rank))
-        os.environ.setdefault('WORLD_SIZE', str(size))
+        os.environ['MASTER_ADDR'], os.environ['MASTER_PORT'] = _tcp_rendezvous(world)
+        os.environ.setdefault('RANK', str(world.Get_rank()))
+        os.environ.setdefault('WORLD_SIZE', str(world.Get_size()))
+        _ENV_FROM_MPI = True
 
 
 def _register():
