@@ -14,6 +14,7 @@
 
 #include "capi/api.hpp"
 #include "capi/entry.hpp"
+#include "capi/small.hpp"
 #include "core/log.hpp"
 #include "duct/duct.h"
 
@@ -83,6 +84,7 @@ VLayout vlayout(const std::vector<MPI_Count>& counts, const std::vector<MPI_Aint
 
 int bcast(const char* call, void* buffer, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
   return guarded(call, comm, [&]() -> int {
+    if (int rc; !req && !stream && small::bcast(call, buffer, count, dt, root, comm, &rc)) return rc;
     Entry e{call, comm, req, stream};
     Status st = e.begin();
     if (!st) return e.fail(st);
@@ -118,6 +120,9 @@ int bcast(const char* call, void* buffer, MPI_Count count, MPI_Datatype dt, int 
 int all_blocks(const char* call, Coll coll, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
   return guarded(call, comm, [&]() -> int {
+    if (int rc; !req && !stream &&
+        small::all_blocks(call, coll == Coll::alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &rc))
+      return rc;
     Entry e{call, comm, req, stream};
     Status st = e.begin();
     if (!st) return e.fail(st);
@@ -345,6 +350,9 @@ int gather(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, M
            MPI_Count recvcount, const std::vector<MPI_Count>* recvcounts, const std::vector<MPI_Aint>* displs,
            MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
   return guarded(call, comm, [&]() -> int {
+    if (int rc; !v && !req && !stream &&
+        small::gather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &rc))
+      return rc;
     Entry e{call, comm, req, stream};
     Status st = e.begin();
     if (!st) return e.fail(st);
@@ -451,6 +459,9 @@ int scatter(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, 
             const std::vector<MPI_Aint>* displs, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
             MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
   return guarded(call, comm, [&]() -> int {
+    if (int rc; !v && !req && !stream &&
+        small::scatter(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &rc))
+      return rc;
     Entry e{call, comm, req, stream};
     Status st = e.begin();
     if (!st) return e.fail(st);
@@ -545,6 +556,7 @@ int scatter(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, 
 
 int barrier(const char* call, MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
   return guarded(call, comm, [&]() -> int {
+    if (int rc; !req && !stream && small::barrier(call, comm, &rc)) return rc;
     Entry e{call, comm, req, stream};
     Status st = e.begin();
     if (!st) return e.fail(st);

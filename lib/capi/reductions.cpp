@@ -12,6 +12,7 @@
 
 #include "capi/api.hpp"
 #include "capi/entry.hpp"
+#include "capi/small.hpp"
 #include "core/log.hpp"
 #include "duct/duct.h"
 
@@ -153,6 +154,7 @@ Status fallback_checks(const void* sendbuf, MPI_Count scount, const void* recvbu
 int allreduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
               MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
   return guarded(call, comm, [&]() -> int {
+    if (int rc; !req && !stream && small::allreduce(call, sendbuf, recvbuf, count, dt, op, comm, &rc)) return rc;
     Entry e{call, comm, req, stream};
     Status st = e.begin();
     if (!st) return e.fail(st);
@@ -220,6 +222,7 @@ int allreduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count co
 int reduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op, int root,
            MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
   return guarded(call, comm, [&]() -> int {
+    if (int rc; !req && !stream && small::reduce(call, sendbuf, recvbuf, count, dt, op, root, comm, &rc)) return rc;
     Entry e{call, comm, req, stream};
     Status st = e.begin();
     if (!st) return e.fail(st);
@@ -297,6 +300,8 @@ int reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, MPI_Cou
                    MPI_Request* req, const StreamArg* stream) noexcept {
   const bool v = recvcounts != nullptr;
   return guarded(call, comm, [&]() -> int {
+    if (int rc; !v && !req && !stream && small::reduce_scatter_block(call, sendbuf, recvbuf, recvcount, dt, op, comm, &rc))
+      return rc;
     Entry e{call, comm, req, stream};
     Status st = e.begin();
     if (!st) return e.fail(st);

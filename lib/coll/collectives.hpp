@@ -54,6 +54,16 @@ struct Plan {
 // Select (cached per communicator and collective), log the choice once per
 // call signature and number the call.
 Status plan_collective(Context& ctx, const CollArgs& a, Plan* out);
+// The small-call path's run (capi/small.hpp): a blocking call whose
+// selection for this size is cached and is a shared-memory algorithm runs
+// its plain form (coll/shm_rounds.hpp), numbered as plan_collective numbers
+// calls;
+// *taken false: nothing done (run_collective takes the call). The caller
+// has checked that ctx is healthy, has no pending nonblocking collective,
+// no engine and no DUCT_CHECK, and that the buffers are host memory.
+Status run_small(Context& ctx, const CollArgs& a, bool* taken);
+// How many calls run_small has taken in this process (for tests).
+std::uint64_t small_calls() noexcept;
 // The schedule of a planned call (built when it is about to run: on an
 // engine communicator it numbers the call there).
 Sched plan_schedule(Context& ctx, const CollArgs& a, const Plan& p);
@@ -186,6 +196,7 @@ WaitAwaiter<WaitShm> shm_exchange(ShmArea& s, std::uint64_t k, int idx, int me);
   if (!::duct::coll::shm_claimed((s), (k), (me), (n))) DUCT_CO_TRY(co_await ::duct::coll::shm_claim((s), (k), (me), (n)))
 // The shm reduce: every rank writes its slot; the root (every rank when
 // `everyone`: allreduce) waits for all slots and reduces them in rank order.
+// (Their plain forms: coll/shm_rounds.hpp.)
 Sched shm_reduce(Context& ctx, const CollArgs& a, bool everyone);
 // The shm gather: every rank writes its block; the root (every rank when
 // `everyone`: allgather) waits for all slots and copies them out.

@@ -39,6 +39,7 @@ class ShmArea;
 class Engine;
 class Pending;
 class Sched;
+class Spinner;
 struct CollArgs;
 struct StreamSide;
 
@@ -85,6 +86,8 @@ class Context {
     bool device = false;
     const char* name = "";             // algo's name
     Sched (*fn)(Context&, const CollArgs&, std::uint32_t) = nullptr;  // what runs (the fallback's under the engine)
+    // Its plain form when it is a shared-memory algorithm (coll/shm_rounds.hpp).
+    Status (*now)(Context&, const CollArgs&, Spinner&) = nullptr;
   };
   LastChoice last_choice[static_cast<int>(select::Coll::count_)];
 

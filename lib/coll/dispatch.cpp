@@ -6,6 +6,7 @@
 #include "coll/engine.hpp"
 #include "coll/nonblocking.hpp"
 #include "coll/shm.hpp"
+#include "coll/shm_rounds.hpp"
 #include "coll/task.hpp"
 #include "core/config.hpp"
 #include "core/log.hpp"
@@ -20,6 +21,9 @@ struct Impl {
   Coll coll;
   const char* name;
   AlgoFn fn;
+  // The plain form of a shared-memory algorithm (coll/shm_rounds.hpp), for
+  // the small-call path.
+  NowFn now = nullptr;
 };
 
 // Every implementation, by the names select/ uses: the one explicit table
@@ -37,22 +41,22 @@ constexpr Impl kImpls[] = {
     {Coll::alltoall, "engine", nullptr},
     {Coll::gather, "engine", nullptr},
     {Coll::scatter, "engine", nullptr},
-    {Coll::allreduce, "shm", &allreduce_shm},
+    {Coll::allreduce, "shm", &allreduce_shm, &allreduce_shm_now},
     {Coll::allreduce, "recursive_doubling", &allreduce_recursive_doubling},
     {Coll::allreduce, "ring", &allreduce_ring},
     {Coll::allreduce, "rabenseifner", &allreduce_rabenseifner},
     {Coll::allreduce, "hierarchical", &allreduce_hierarchical},
     {Coll::allreduce, "split_rail", &allreduce_split_rail},
-    {Coll::bcast, "shm", &bcast_shm},
+    {Coll::bcast, "shm", &bcast_shm, &bcast_shm_now},
     {Coll::bcast, "binomial", &bcast_binomial},
     {Coll::bcast, "scatter_allgather", &bcast_scatter_allgather},
     {Coll::bcast, "pipelined_chain", &bcast_pipelined_chain},
     {Coll::bcast, "split_rail", &bcast_split_rail},
-    {Coll::reduce, "shm", &reduce_shm},
+    {Coll::reduce, "shm", &reduce_shm, &reduce_shm_now},
     {Coll::reduce, "binomial", &reduce_binomial},
     {Coll::reduce, "reduce_scatter_gather", &reduce_reduce_scatter_gather},
     {Coll::reduce, "split_rail", &reduce_split_rail},
-    {Coll::allgather, "shm", &allgather_shm},
+    {Coll::allgather, "shm", &allgather_shm, &allgather_shm_now},
     {Coll::allgather, "bruck", &allgather_bruck},
     {Coll::allgather, "recursive_doubling", &allgather_recursive_doubling},
     {Coll::allgather, "ring", &allgather_ring},
@@ -60,40 +64,40 @@ constexpr Impl kImpls[] = {
     {Coll::allgatherv, "bruck", &allgather_bruck},
     {Coll::allgatherv, "ring", &allgather_ring},
     {Coll::allgatherv, "split_rail", &allgather_split_rail},
-    {Coll::reduce_scatter_block, "shm", &reduce_scatter_shm},
+    {Coll::reduce_scatter_block, "shm", &reduce_scatter_shm, &reduce_scatter_shm_now},
     {Coll::reduce_scatter_block, "recursive_halving", &reduce_scatter_recursive_halving},
     {Coll::reduce_scatter_block, "pairwise", &reduce_scatter_pairwise},
     {Coll::reduce_scatter_block, "ring", &reduce_scatter_ring},
     {Coll::reduce_scatter_block, "split_rail", &reduce_scatter_split_rail},
-    {Coll::reduce_scatter, "shm", &reduce_scatter_shm},
+    {Coll::reduce_scatter, "shm", &reduce_scatter_shm, &reduce_scatter_shm_now},
     {Coll::reduce_scatter, "recursive_halving", &reduce_scatter_recursive_halving},
     {Coll::reduce_scatter, "pairwise", &reduce_scatter_pairwise},
     {Coll::reduce_scatter, "ring", &reduce_scatter_ring},
     {Coll::reduce_scatter, "split_rail", &reduce_scatter_split_rail},
-    {Coll::alltoall, "shm", &alltoall_shm},
+    {Coll::alltoall, "shm", &alltoall_shm, &alltoall_shm_now},
     {Coll::alltoall, "bruck", &alltoall_bruck},
     {Coll::alltoall, "pairwise", &alltoall_pairwise},
     {Coll::alltoallv, "pairwise", &alltoall_pairwise},
-    {Coll::gather, "shm", &gather_shm},
+    {Coll::gather, "shm", &gather_shm, &gather_shm_now},
     {Coll::gather, "binomial", &gather_binomial},
     {Coll::gather, "linear", &gather_linear},
     {Coll::gatherv, "linear", &gather_linear},
-    {Coll::scatter, "shm", &scatter_shm},
+    {Coll::scatter, "shm", &scatter_shm, &scatter_shm_now},
     {Coll::scatter, "binomial", &scatter_binomial},
     {Coll::scatter, "linear", &scatter_linear},
     {Coll::scatterv, "linear", &scatter_linear},
-    {Coll::barrier, "shm", &barrier_shm},
+    {Coll::barrier, "shm", &barrier_shm, &barrier_shm_now},
     {Coll::barrier, "dissemination", &barrier_dissemination},
 };
 
 // select/'s algorithm index -> implementation, resolved by name once.
-AlgoFn impl_of(int algo) {
-  static const std::vector<AlgoFn> by_index = [] {
+const Impl* impl_of(int algo) {
+  static const std::vector<const Impl*> by_index = [] {
     const auto& all = select::algorithms();
-    std::vector<AlgoFn> v(all.size(), nullptr);
+    std::vector<const Impl*> v(all.size(), nullptr);
     for (size_t a = 0; a < all.size(); ++a)
       for (const Impl& i : kImpls)
-        if (all[a].coll == i.coll && std::strcmp(i.name, all[a].name) == 0) v[a] = i.fn;
+        if (all[a].coll == i.coll && std::strcmp(i.name, all[a].name) == 0) v[a] = &i;
     return v;
   }();
   return algo >= 0 && static_cast<size_t>(algo) < by_index.size() ? by_index[static_cast<size_t>(algo)] : nullptr;
@@ -186,8 +190,10 @@ Status plan_collective(Context& ctx, const CollArgs& a, Plan* out) {
       without.engine = false;
       fallback = rt->table().choose(without);
     }
+    const Impl* impl = impl_of(fallback >= 0 ? fallback : algo);
     last = {q.bytes, algo, fallback, rt->rules_generation(), q.device,
-            algo >= 0 ? select::algorithms()[static_cast<size_t>(algo)].name : "", impl_of(fallback >= 0 ? fallback : algo)};
+            algo >= 0 ? select::algorithms()[static_cast<size_t>(algo)].name : "", impl ? impl->fn : nullptr,
+            impl && fallback < 0 ? impl->now : nullptr};
   }
   const int algo = last.algo;
   out->engine = last.fallback >= 0;
@@ -231,6 +237,28 @@ Status run_collective(Context& ctx, const CollArgs& a) {
   DUCT_TRY(plan_collective(ctx, a, &p));
   Task task(plan_schedule(ctx, a, p), TaskInfo{a.call, p.name, p.bytes, ctx.cid});
   return run(ctx, task);
+}
+
+namespace {
+std::uint64_t g_small_calls = 0;  // one thread at a time: the path is off for threaded applications
+}  // namespace
+
+std::uint64_t small_calls() noexcept { return g_small_calls; }
+
+Status run_small(Context& ctx, const CollArgs& a, bool* taken) {
+  const Context::LastChoice& last = ctx.last_choice[static_cast<int>(a.coll)];
+  const std::size_t bytes = query_bytes(a, ctx.size());
+  // What plan_collective would choose, known without the rule table: the
+  // cached choice for this size under the current rules (host memory).
+  *taken = last.now && last.bytes == bytes && !last.device &&
+           last.generation == Runtime::ready()->rules_generation() && !log::enabled(log::Level::info, log::Subsys::coll);
+  if (!*taken) return Status::ok();
+  ctx.next_seq();  // numbered as plan_collective numbers calls
+  ++g_small_calls;
+  Spinner sp(TaskInfo{a.call, last.name, bytes, ctx.cid}, ctx.yield);
+  Status st = last.now(ctx, a, sp);
+  if (!st) fail_context(ctx, st);
+  return st;
 }
 
 Status set_rules(const std::string& rules) {

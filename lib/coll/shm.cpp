@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "coll/collectives.hpp"
+#include "coll/shm_rounds.hpp"
 #include "core/comm.hpp"
 #include "core/log.hpp"
 
@@ -147,6 +147,16 @@ Sched shm_claim(ShmArea& s, std::uint64_t k, int me, int n) {
   co_return Status::ok();
 }
 
+Status shm_claim_now(ShmArea& s, std::uint64_t k, int me, int n, Spinner& sp) {
+  for (int q = 0; q < n; ++q) {
+    if (q == me) continue;
+    WaitCounter w(s.done(q), k - ShmArea::kSlots, q, "done count");
+    DUCT_TRY(sp.wait(w));
+  }
+  s.every_rank_done(k - ShmArea::kSlots);
+  return Status::ok();
+}
+
 bool shm_claimed(ShmArea& s, std::uint64_t k, int me, int n) {
   if (s.writable(k)) return true;
   // Look at every done line; remember the least, so that the next calls
@@ -213,8 +223,9 @@ Status shm_reduce_slots(Context& ctx, ShmArea& s, int idx, const DType& dt, RedO
   const std::size_t bytes = count * elem_size(dt.elem);
   void* acc = dst;
   if (dst_kind == MemKind::device) DUCT_TRY(ctx.scratch(MemKind::host, bytes, 1, &acc));
-  DUCT_TRY(copy_local(acc, MemKind::host, s.slot(0, idx), MemKind::host, bytes));
-  for (int q = 1; q < s.size(); ++q)
+  // (slot 0 op slot 1) op slot 2 ...: no copy of slot 0 first.
+  DUCT_TRY(reduce_local(acc, s.slot(0, idx), s.slot(1, idx), count, dt, op, MemKind::host, nullptr));
+  for (int q = 2; q < s.size(); ++q)
     DUCT_TRY(reduce_local(acc, acc, s.slot(q, idx), count, dt, op, MemKind::host, nullptr));
   return acc == dst ? Status::ok() : copy_local(dst, dst_kind, acc, MemKind::host, bytes);
 }

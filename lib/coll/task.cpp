@@ -181,9 +181,12 @@ Status Task::progress(bool* done) {
 
 Status Task::finalize() { return std::move(ts_.result); }
 
+std::string describe_task(const TaskInfo& info) {
+  return strprintf("%s (%s, %zu bytes) on communicator cid %u", info.call, info.algo, info.bytes, info.cid);
+}
+
 std::string Task::describe() const {
-  std::string what = strprintf("%s (%s, %zu bytes) on communicator cid %u", info_.call, info_.algo, info_.bytes,
-                               info_.cid);
+  std::string what = describe_task(info_);
   if (ts_.done) return what + ": complete";
   if (ts_.waiting) return what + ": waiting for " + ts_.waiting->describe();
   return what + ": running";
@@ -362,6 +365,61 @@ Status drain_mpi(MPI_Comm comm) {
                     false);
 }
 
+namespace {
+// The DUCT_TIMEOUT and SIGUSR1 watch of a blocking wait, looked at after
+// every poll: the clock is read every kPollsPerClockRead polls (and only
+// with a timeout set) or when a dump was asked for.
+class Watch {
+ public:
+  Watch() : timeout_(config::get().timeout), dump_seen_(g_dump_gen.load(std::memory_order_relaxed)) {}
+  // `activity` grows whenever the wait moved; `what()` says what it waits
+  // for (built only for a dump or the timeout's message). An error when
+  // nothing moved for DUCT_TIMEOUT seconds.
+  template <class What>
+  Status check(std::uint64_t activity, What&& what) {
+    const bool dump_now = g_dump_gen.load(std::memory_order_relaxed) != dump_seen_;
+    if (!((timeout_ > 0 && ++polls_ >= kPollsPerClockRead) || dump_now)) return Status::ok();
+    polls_ = 0;
+    const clock::time_point now = clock::now();
+    if (!clock_started_) {
+      started_ = last_move_ = now;
+      clock_started_ = true;
+    }
+    if (activity != last_activity_) {
+      last_activity_ = activity;
+      last_move_ = now;
+    }
+    if (dump_now) {
+      dump_seen_ = g_dump_gen.load(std::memory_order_relaxed);
+      dump(what(), std::chrono::duration<double>(now - started_).count());
+    }
+    const double still = std::chrono::duration<double>(now - last_move_).count();
+    if (timeout_ > 0 && still >= timeout_) {
+      Status st = make_error(Errc::timeout, "no progress for %.1f s (DUCT_TIMEOUT=%g): %s", still, timeout_,
+                             what().c_str());
+      DUCT_WARN(coll, "%s", st.message().c_str());
+      return st;
+    }
+    return Status::ok();
+  }
+
+ private:
+  using clock = std::chrono::steady_clock;
+  const double timeout_;
+  unsigned dump_seen_;
+  unsigned polls_ = 0;
+  std::uint64_t last_activity_ = 0;
+  clock::time_point started_{}, last_move_{};
+  bool clock_started_ = false;
+};
+
+}  // namespace
+
+void fail_context(Context& ctx, const Status& st) {
+  ctx.failed = st;
+  ctx.failed.context("an earlier collective on this communicator failed");
+}
+
 Status run(Context& ctx, Task& task) {
   if (!ctx.failed.is_ok()) return ctx.failed;
   Runtime* rt = Runtime::ready();
@@ -378,51 +436,46 @@ Status run(Context& ctx, Task& task) {
 
   // Spin on progress; on an oversubscribed node give the core away after a
   // few idle polls, as Open MPI does with mpi_yield_when_idle.
-  using clock = std::chrono::steady_clock;
-  const double timeout = config::get().timeout;
-  unsigned dump_seen = g_dump_gen.load(std::memory_order_relaxed);
-  unsigned idle = 0, polls = 0;
-  std::uint64_t last_activity = task.activity();
-  clock::time_point started{}, last_move{};
-  bool clock_started = false;
+  Watch watch;
+  unsigned idle = 0;
   while (st && !done) {
     st = step(task, &done, m);
     if (ctx.yield && ++idle >= kIdlePollsBeforeYield) {
       sched_yield();
       idle = 0;
     }
-    const bool dump_now = g_dump_gen.load(std::memory_order_relaxed) != dump_seen;
-    if ((timeout > 0 && ++polls >= kPollsPerClockRead) || dump_now) {
-      polls = 0;
-      const clock::time_point now = clock::now();
-      if (!clock_started) {
-        started = last_move = now;
-        clock_started = true;
-      }
-      if (task.activity() != last_activity) {
-        last_activity = task.activity();
-        last_move = now;
-      }
-      if (dump_now) {
-        dump_seen = g_dump_gen.load(std::memory_order_relaxed);
-        dump(task.describe(), std::chrono::duration<double>(now - started).count());
-      }
-      const double still = std::chrono::duration<double>(now - last_move).count();
-      if (timeout > 0 && still >= timeout && !done) {
-        st = make_error(Errc::timeout, "no progress for %.1f s (DUCT_TIMEOUT=%g): %s", still, timeout,
-                        task.describe().c_str());
-        DUCT_WARN(coll, "%s", st.message().c_str());
-      }
-    }
+    if (st && !done) st = watch.check(task.activity(), [&] { return task.describe(); });
   }
   if (st) st = task.finalize();
-  if (!st) {
-    // Messages of this collective may still be in flight: the communicator
-    // cannot be used again (free it; a new one gets a fresh id).
-    ctx.failed = st;
-    ctx.failed.context("an earlier collective on this communicator failed");
-  }
+  if (!st) fail_context(ctx, st);
   return st;
+}
+
+// ---- waits in place ----------------------------------------------------------------
+
+Spinner::Spinner(const TaskInfo& info, bool yield) : info_(info), yield_(yield) {
+  g_running.store(1, std::memory_order_relaxed);
+}
+
+Spinner::~Spinner() { g_running.store(0, std::memory_order_relaxed); }
+
+Status Spinner::wait(Waitable& w) {
+  Watch watch;
+  unsigned idle = 0;
+  for (;;) {
+    bool ready = false;
+    w.poll(&ready);
+    if (ready) return std::move(w.status);
+    if (any_pending()) progress_pending();
+    activity_ += channel::progress();
+    if (yield_ && ++idle >= kIdlePollsBeforeYield) {
+      sched_yield();
+      idle = 0;
+    }
+    DUCT_TRY(watch.check(activity_, [&] {
+      return strprintf("%s: waiting for %s", describe_task(info_).c_str(), w.describe().c_str());
+    }));
+  }
 }
 
 }  // namespace duct::coll

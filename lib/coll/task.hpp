@@ -25,6 +25,9 @@ struct TaskInfo {
   std::uint32_t cid;  // communicator id
 };
 
+// "DUCT_Allreduce (ring, 65536 bytes) on communicator cid 3".
+std::string describe_task(const TaskInfo& info);
+
 class Task {
  public:
   Task(Sched root, const TaskInfo& info) : root_(std::move(root)), info_(info) {}
@@ -65,6 +68,33 @@ class Task {
 // the running tasks print what they wait for to stderr (see
 // install_dump_signal).
 Status run(Context& ctx, Task& task);
+
+// A collective that failed leaves its communicator failed: its messages
+// may still be in flight, so every later call returns the error (free the
+// communicator; a new one gets a fresh id).
+void fail_context(Context& ctx, const Status& st);
+
+// Blocking waits in place, for the plain forms of the shared-memory
+// algorithms that the small-call path runs (coll/shm_rounds.hpp) instead of
+// a Task: wait() polls the Waitable until it is ready, driving the channels
+// and the pending nonblocking collectives meanwhile, giving the core away
+// on an oversubscribed node, under the same DUCT_TIMEOUT and SIGUSR1 watch
+// as run() (the report names the call as a Task's does). It takes no lock:
+// only for applications that are not threaded.
+class Spinner {
+ public:
+  Spinner(const TaskInfo& info, bool yield);
+  ~Spinner();
+  Spinner(const Spinner&) = delete;
+  Spinner& operator=(const Spinner&) = delete;
+  // The wait's status (its own error, or Errc::timeout).
+  Status wait(Waitable& w);
+
+ private:
+  TaskInfo info_;
+  bool yield_;
+  std::uint64_t activity_ = 0;
+};
 
 // Wait for a nonblocking MPI request of duct's setup (creating a context,
 // DUCT_CHECK's signature exchange) under the same watch as run(): with

@@ -15,6 +15,9 @@
 //              rank finalizes cleanly.
 //   dump       like hang, and rank 1 sends itself SIGUSR1 while it waits: it
 //              prints its pending operation (fault.sh checks stderr).
+//   hang-small, dump-small  the same with an 8-byte allreduce, made once by
+//              every rank before: the waiting ranks take the small-call path
+//              (lib/capi/small.hpp), which must time out and dump alike.
 //   first      DUCT_TIMEOUT set: the last rank skips the first duct call of
 //              the process (on MPI_COMM_WORLD), then the first duct call on a
 //              fresh communicator, and goes on to MPI_Allreduce on
@@ -163,20 +166,24 @@ int run_mismatch() {
 
 // ---- hang / dump --------------------------------------------------------------------------
 
-int run_hang(bool dump) {
+int run_hang(bool dump, bool small) {
   MPI_Comm c;
   MPI_Comm_dup(MPI_COMM_WORLD, &c);
   MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
   // Set up the context first, so that only the collective itself waits.
   DUCT_Barrier(c);
+  const int n = small ? 2 : 100000;
+  std::vector<float> big(100000, 1.0f), out(100000);
+  // A small call of the same size first: the one rank 0 skips then takes the
+  // small-call path on the others.
+  if (small) expect(DUCT_Allreduce(big.data(), out.data(), n, MPI_FLOAT, MPI_SUM, c) == MPI_SUCCESS, "a first 8-byte allreduce");
   std::thread signaller;
   if (dump && g_rank == 1)
     signaller = std::thread([] {
       std::this_thread::sleep_for(std::chrono::milliseconds(1500));
       kill(getpid(), SIGUSR1);
     });
-  const int count = g_rank == 0 ? 0 : 100000;  // rank 0 has nothing to do and returns
-  std::vector<float> big(100000, 1.0f), out(100000);
+  const int count = g_rank == 0 ? 0 : n;  // rank 0 has nothing to do and returns
   Outcome o = timed([&] { return DUCT_Allreduce(big.data(), out.data(), count, MPI_FLOAT, MPI_SUM, c); });
   report("allreduce that rank 0 skips", o);
   if (signaller.joinable()) signaller.join();
@@ -333,10 +340,10 @@ int main(int argc, char** argv) {
     std::printf("duct-fault needs at least 2 ranks\n");
   } else if (mode == "mismatch") {
     rc = run_mismatch();
-  } else if (mode == "hang") {
-    rc = run_hang(false);
-  } else if (mode == "dump") {
-    rc = run_hang(true);
+  } else if (mode == "hang" || mode == "hang-small") {
+    rc = run_hang(false, mode == "hang-small");
+  } else if (mode == "dump" || mode == "dump-small") {
+    rc = run_hang(true, mode == "dump-small");
   } else if (mode == "first") {
     rc = run_first(false);
   } else if (mode == "first-check") {
@@ -344,7 +351,7 @@ int main(int argc, char** argv) {
   } else if (mode == "kill") {
     rc = run_kill();
   } else {
-    std::printf("usage: duct-fault mismatch|hang|dump|first|first-check|kill\n");
+    std::printf("usage: duct-fault mismatch|hang|hang-small|dump|dump-small|first|first-check|kill\n");
   }
   std::printf("rank %d: %s\n", g_rank, g_ok && rc == 0 ? "PASS" : "FAIL");
   MPI_Finalize();

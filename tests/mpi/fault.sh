@@ -8,8 +8,8 @@ trap 'rm -f "$out" "$err"' EXIT
 np=3
 case $scenario in
   mismatch) env="DUCT_CHECK=1" ;;
-  hang)     env="DUCT_TIMEOUT=5" ;;
-  dump)     env="DUCT_TIMEOUT=5" ;;
+  hang|hang-small) env="DUCT_TIMEOUT=5" ;;
+  dump|dump-small) env="DUCT_TIMEOUT=5" ;;
   kill)     env="DUCT_TIMEOUT=5" ;;
   first)    env="DUCT_TIMEOUT=5" ;;
   first-check) env="DUCT_TIMEOUT=5 DUCT_CHECK=1" ;;
@@ -31,10 +31,10 @@ grep -v "^\s*$" "$err" | head -40
 fail() { echo "FAIL: $*"; exit 1; }
 [ $rc -eq 124 ] && fail "the job hung (killed after 120 s)"
 case $scenario in
-  mismatch|hang|first-check)
+  mismatch|hang|hang-small|first-check)
     [ "$(grep -c ': PASS$' "$out")" -eq $np ] || fail "not every rank passed"
     [ $rc -eq 0 ] || fail "mpirun exited $rc" ;;
-  dump)
+  dump|dump-small)
     [ "$(grep -c ': PASS$' "$out")" -eq $np ] || fail "not every rank passed"
     grep -q "duct: rank 1 (pid [0-9]*): pending for .* s: DUCT_Allreduce" "$err" || fail "no SIGUSR1 dump of rank 1's pending allreduce"
     grep -q "waiting for" "$err" || fail "the dump does not say what it waits for" ;;

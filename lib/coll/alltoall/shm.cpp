@@ -8,33 +8,53 @@
 // (slot / n bytes) of every block.
 #include <algorithm>
 
-#include "coll/collectives.hpp"
-#include "coll/shm.hpp"
+#include "coll/shm_rounds.hpp"
 
 namespace duct::coll {
 
-Sched alltoall_shm(Context& ctx, const CollArgs& a, std::uint32_t) {
-  ShmArea& s = *ctx.shm;
-  const int n = ctx.size(), me = ctx.rank();
-  const std::size_t un = static_cast<std::size_t>(n), b = a.bytes;
-  const std::size_t piece = std::max<std::size_t>(ShmArea::kSlotBytes / un, 1);
-  for (std::size_t off = 0; off < b; off += piece) {
-    const std::size_t len = std::min(piece, b - off);
-    const std::uint64_t k = s.next_seq();
-    const int p = ShmArea::slot_of(k);
-    SHM_CLAIM(s, k, me, n);
-    // In place, sendbuf is recvbuf: this round's pieces are in the slot
-    // before the result overwrites them, and later rounds' pieces are not
-    // overwritten by this one.
-    for (std::size_t q = 0; q < un; ++q)
-      DUCT_CO_TRY(copy_local(at(s.slot(me, p), q * len), MemKind::host, at(a.sendbuf, q * b + off), a.send_kind, len));
-    DUCT_CO_TRY(co_await shm_exchange(s, k, p, me));
-    for (std::size_t q = 0; q < un; ++q)
-      DUCT_CO_TRY(copy_local(at(a.recvbuf, q * b + off), a.recv_kind,
-                             at(s.slot(static_cast<int>(q), p), static_cast<std::size_t>(me) * len), MemKind::host, len));
-    s.finish(me, k);
+namespace {
+struct AlltoallSpec {
+  AlltoallSpec(Context& ctx, const CollArgs& a)
+      : rounds(0),
+        writes(true),
+        wait(kShmAll),
+        n_(static_cast<std::size_t>(ctx.size())),
+        me_(static_cast<std::size_t>(ctx.rank())),
+        piece_(std::max<std::size_t>(ShmArea::kSlotBytes / n_, 1)),  // of every block per round
+        a_(&a),
+        s_(ctx.shm.get()) {
+    rounds = (a.bytes + piece_ - 1) / piece_;
   }
-  co_return Status::ok();
-}
+  std::size_t rounds;
+  bool writes;
+  int wait;
+  Status begin() { return Status::ok(); }
+  // In place, sendbuf is recvbuf: this round's pieces are in the slot
+  // before the result overwrites them, and later rounds' pieces are not
+  // overwritten by this one.
+  Status fill(std::size_t r, void* slot) {
+    for (std::size_t q = 0; q < n_; ++q)
+      DUCT_TRY(copy_local(at(slot, q * len(r)), MemKind::host, at(a_->sendbuf, q * a_->bytes + off(r)), a_->send_kind, len(r)));
+    return Status::ok();
+  }
+  Status read(std::size_t r, int p) {
+    for (std::size_t q = 0; q < n_; ++q)
+      DUCT_TRY(copy_local(at(a_->recvbuf, q * a_->bytes + off(r)), a_->recv_kind,
+                          at(s_->slot(static_cast<int>(q), p), me_ * len(r)), MemKind::host, len(r)));
+    return Status::ok();
+  }
+  Status end() { return Status::ok(); }
+
+ private:
+  std::size_t off(std::size_t r) const { return r * piece_; }
+  std::size_t len(std::size_t r) const { return std::min(piece_, a_->bytes - off(r)); }
+  std::size_t n_, me_, piece_;
+  const CollArgs* a_;
+  ShmArea* s_;
+};
+}  // namespace
+
+Sched alltoall_shm(Context& ctx, const CollArgs& a, std::uint32_t) { return shm_rounds(ctx, AlltoallSpec(ctx, a)); }
+Status alltoall_shm_now(Context& ctx, const CollArgs& a, Spinner& sp) { return shm_rounds_now(ctx, AlltoallSpec(ctx, a), sp); }
 
 }  // namespace duct::coll

@@ -1,19 +1,25 @@
 // Barrier through node-local shared memory (single-node communicators):
 // every rank publishes the barrier's sequence number and waits until every
 // rank has published it (coll/shm.hpp).
-#include "coll/collectives.hpp"
-#include "coll/shm.hpp"
+#include "coll/shm_rounds.hpp"
 
 namespace duct::coll {
 
-Sched barrier_shm(Context& ctx, const CollArgs&, std::uint32_t) {
-  ShmArea& s = *ctx.shm;
-  const std::uint64_t k = s.next_seq();
-  // Only the ready flag of the slot is written (no data): the flag may be
-  // overwritten at any time, as readers compare it with ">=".
-  DUCT_CO_TRY(co_await shm_exchange(s, k, ShmArea::slot_of(k), ctx.rank()));
-  s.finish(ctx.rank(), k);
-  co_return Status::ok();
-}
+namespace {
+// Only the ready flag of the slot is written (no data, no claim): the flag
+// may be overwritten at any time, as readers compare it with ">=".
+struct BarrierSpec {
+  std::size_t rounds = 1;
+  bool writes = false;
+  int wait = kShmAll;
+  Status begin() { return Status::ok(); }
+  Status fill(std::size_t, void*) { return Status::ok(); }
+  Status read(std::size_t, int) { return Status::ok(); }
+  Status end() { return Status::ok(); }
+};
+}  // namespace
+
+Sched barrier_shm(Context& ctx, const CollArgs&, std::uint32_t) { return shm_rounds(ctx, BarrierSpec{}); }
+Status barrier_shm_now(Context& ctx, const CollArgs&, Spinner& sp) { return shm_rounds_now(ctx, BarrierSpec{}, sp); }
 
 }  // namespace duct::coll

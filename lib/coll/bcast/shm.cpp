@@ -11,30 +11,37 @@
 // shared-memory transport, here per collective rather than per message).
 #include <algorithm>
 
-#include "coll/collectives.hpp"
-#include "coll/shm.hpp"
+#include "coll/shm_rounds.hpp"
 
 namespace duct::coll {
 
-Sched bcast_shm(Context& ctx, const CollArgs& a, std::uint32_t) {
-  ShmArea& s = *ctx.shm;
-  const int me = ctx.rank();
-  for (std::size_t off = 0; off < a.bytes; off += ShmArea::kSlotBytes) {
-    const std::size_t len = std::min(ShmArea::kSlotBytes, a.bytes - off);
-    const std::uint64_t k = s.next_seq();
-    const int p = ShmArea::slot_of(k);
-    if (me == a.root) {
-      // Write and go: the readers copy it out when they get there.
-      SHM_CLAIM(s, k, me, ctx.size());
-      DUCT_CO_TRY(copy_local(s.slot(me, p), MemKind::host, at(a.recvbuf, off), a.recv_kind, len));
-      shm_publish(s, k, p, me);
-    } else {
-      DUCT_CO_TRY(co_await shm_wait_rank(s, k, p, a.root));
-      DUCT_CO_TRY(copy_local(at(a.recvbuf, off), a.recv_kind, s.slot(a.root, p), MemKind::host, len));
-    }
-    s.finish(me, k);
+namespace {
+struct BcastSpec {
+  BcastSpec(Context& ctx, const CollArgs& a)
+      : rounds((a.bytes + ShmArea::kSlotBytes - 1) / ShmArea::kSlotBytes),
+        writes(ctx.rank() == a.root),
+        wait(writes ? kShmNone : a.root),  // the root writes and goes
+        a_(&a),
+        s_(ctx.shm.get()) {}
+  std::size_t rounds;
+  bool writes;
+  int wait;
+  Status begin() { return Status::ok(); }
+  Status fill(std::size_t r, void* slot) { return copy_local(slot, MemKind::host, at(a_->recvbuf, off(r)), a_->recv_kind, len(r)); }
+  Status read(std::size_t r, int p) {
+    return writes ? Status::ok() : copy_local(at(a_->recvbuf, off(r)), a_->recv_kind, s_->slot(a_->root, p), MemKind::host, len(r));
   }
-  co_return Status::ok();
-}
+  Status end() { return Status::ok(); }
+
+ private:
+  std::size_t off(std::size_t r) const { return r * ShmArea::kSlotBytes; }
+  std::size_t len(std::size_t r) const { return std::min(ShmArea::kSlotBytes, a_->bytes - off(r)); }
+  const CollArgs* a_;
+  ShmArea* s_;
+};
+}  // namespace
+
+Sched bcast_shm(Context& ctx, const CollArgs& a, std::uint32_t) { return shm_rounds(ctx, BcastSpec(ctx, a)); }
+Status bcast_shm_now(Context& ctx, const CollArgs& a, Spinner& sp) { return shm_rounds_now(ctx, BcastSpec(ctx, a), sp); }
 
 }  // namespace duct::coll

@@ -7,35 +7,49 @@
 // root.
 #include <algorithm>
 
-#include "coll/collectives.hpp"
-#include "coll/shm.hpp"
+#include "coll/shm_rounds.hpp"
 
 namespace duct::coll {
 
-Sched shm_gather(Context& ctx, const CollArgs& a, bool everyone) {
-  ShmArea& s = *ctx.shm;
-  const int n = ctx.size(), me = ctx.rank();
-  for (std::size_t off = 0; off < a.bytes; off += ShmArea::kSlotBytes) {
-    const std::size_t len = std::min(ShmArea::kSlotBytes, a.bytes - off);
-    const std::uint64_t k = s.next_seq();
-    const int p = ShmArea::slot_of(k);
-    SHM_CLAIM(s, k, me, n);
-    DUCT_CO_TRY(copy_local(s.slot(me, p), MemKind::host, at(a.sendbuf, off), a.send_kind, len));
-    // A non-root writes and goes; the root waits for every slot.
-    if (everyone || me == a.root) {
-      DUCT_CO_TRY(co_await shm_exchange(s, k, p, me));
-      // (In place this rank's block comes back to where it already is.)
-      for (int q = 0; q < n; ++q)
-        DUCT_CO_TRY(copy_local(at(a.recvbuf, static_cast<std::size_t>(q) * a.bytes + off), a.recv_kind, s.slot(q, p),
-                               MemKind::host, len));
-    } else {
-      shm_publish(s, k, p, me);
-    }
-    s.finish(me, k);
+namespace {
+struct GatherSpec {
+  GatherSpec(Context& ctx, const CollArgs& a, bool everyone)
+      : rounds((a.bytes + ShmArea::kSlotBytes - 1) / ShmArea::kSlotBytes),
+        writes(true),
+        wait(everyone || ctx.rank() == a.root ? kShmAll : kShmNone),  // a non-root writes and goes
+        n_(ctx.size()),
+        a_(&a),
+        s_(ctx.shm.get()) {}
+  std::size_t rounds;
+  bool writes;
+  int wait;
+  Status begin() { return Status::ok(); }
+  Status fill(std::size_t r, void* slot) { return copy_local(slot, MemKind::host, at(a_->sendbuf, off(r)), a_->send_kind, len(r)); }
+  Status read(std::size_t r, int p) {
+    if (wait == kShmNone) return Status::ok();
+    // (In place this rank's block comes back to where it already is.)
+    for (int q = 0; q < n_; ++q)
+      DUCT_TRY(copy_local(at(a_->recvbuf, static_cast<std::size_t>(q) * a_->bytes + off(r)), a_->recv_kind, s_->slot(q, p),
+                          MemKind::host, len(r)));
+    return Status::ok();
   }
-  co_return Status::ok();
+  Status end() { return Status::ok(); }
+
+ private:
+  std::size_t off(std::size_t r) const { return r * ShmArea::kSlotBytes; }
+  std::size_t len(std::size_t r) const { return std::min(ShmArea::kSlotBytes, a_->bytes - off(r)); }
+  int n_;
+  const CollArgs* a_;
+  ShmArea* s_;
+};
+}  // namespace
+
+Sched shm_gather(Context& ctx, const CollArgs& a, bool everyone) { return shm_rounds(ctx, GatherSpec(ctx, a, everyone)); }
+Status shm_gather_now(Context& ctx, const CollArgs& a, bool everyone, Spinner& sp) {
+  return shm_rounds_now(ctx, GatherSpec(ctx, a, everyone), sp);
 }
 
 Sched gather_shm(Context& ctx, const CollArgs& a, std::uint32_t) { return shm_gather(ctx, a, /*everyone=*/false); }
+Status gather_shm_now(Context& ctx, const CollArgs& a, Spinner& sp) { return shm_gather_now(ctx, a, false, sp); }
 
 }  // namespace duct::coll

@@ -10,35 +10,49 @@
 // reductions.
 #include <algorithm>
 
-#include "coll/collectives.hpp"
-#include "coll/shm.hpp"
+#include "coll/shm_rounds.hpp"
 
 namespace duct::coll {
 
-Sched shm_reduce(Context& ctx, const CollArgs& a, bool everyone) {
-  ShmArea& s = *ctx.shm;
-  const int n = ctx.size(), me = ctx.rank();
-  const std::size_t esz = elem_size(a.dt.elem), bytes = a.count * esz;
-  // Whole elements per chunk.
-  const std::size_t chunk = ShmArea::kSlotBytes / esz * esz;
-  for (std::size_t off = 0; off < bytes; off += chunk) {
-    const std::size_t len = std::min(chunk, bytes - off);
-    const std::uint64_t k = s.next_seq();
-    const int p = ShmArea::slot_of(k);
-    SHM_CLAIM(s, k, me, n);
-    DUCT_CO_TRY(copy_local(s.slot(me, p), MemKind::host, at(a.sendbuf, off), a.send_kind, len));
-    // A non-root writes and goes; the root waits for every slot.
-    if (everyone || me == a.root) {
-      DUCT_CO_TRY(co_await shm_exchange(s, k, p, me));
-      DUCT_CO_TRY(shm_reduce_slots(ctx, s, p, a.dt, a.op, len / esz, at(a.recvbuf, off), a.recv_kind));
-    } else {
-      shm_publish(s, k, p, me);
-    }
-    s.finish(me, k);
+namespace {
+struct ReduceSpec {
+  ReduceSpec(Context& ctx, const CollArgs& a, bool everyone)
+      : rounds(0),
+        writes(true),
+        wait(everyone || ctx.rank() == a.root ? kShmAll : kShmNone),  // a non-root writes and goes
+        esz_(elem_size(a.dt.elem)),
+        chunk_(ShmArea::kSlotBytes / esz_ * esz_),  // whole elements per round
+        ctx_(&ctx),
+        a_(&a) {
+    const std::size_t bytes = a.count * esz_;
+    rounds = (bytes + chunk_ - 1) / chunk_;
   }
-  co_return Status::ok();
+  std::size_t rounds;
+  bool writes;
+  int wait;
+  Status begin() { return Status::ok(); }
+  Status fill(std::size_t r, void* slot) { return copy_local(slot, MemKind::host, at(a_->sendbuf, r * chunk_), a_->send_kind, len(r)); }
+  Status read(std::size_t r, int p) {
+    if (wait == kShmNone) return Status::ok();
+    return shm_reduce_slots(*ctx_, *ctx_->shm, p, a_->dt, a_->op, len(r) / esz_, at(a_->recvbuf, r * chunk_),
+                            a_->recv_kind);
+  }
+  Status end() { return Status::ok(); }
+
+ private:
+  std::size_t len(std::size_t r) const { return std::min(chunk_, a_->count * esz_ - r * chunk_); }
+  std::size_t esz_, chunk_;
+  Context* ctx_;
+  const CollArgs* a_;
+};
+}  // namespace
+
+Sched shm_reduce(Context& ctx, const CollArgs& a, bool everyone) { return shm_rounds(ctx, ReduceSpec(ctx, a, everyone)); }
+Status shm_reduce_now(Context& ctx, const CollArgs& a, bool everyone, Spinner& sp) {
+  return shm_rounds_now(ctx, ReduceSpec(ctx, a, everyone), sp);
 }
 
 Sched reduce_shm(Context& ctx, const CollArgs& a, std::uint32_t) { return shm_reduce(ctx, a, /*everyone=*/false); }
+Status reduce_shm_now(Context& ctx, const CollArgs& a, Spinner& sp) { return shm_reduce_now(ctx, a, false, sp); }
 
 }  // namespace duct::coll

@@ -9,52 +9,79 @@
 // (slot / n bytes) of every block.
 #include <algorithm>
 
-#include "coll/collectives.hpp"
 #include "coll/reduce_scatter/common.hpp"
-#include "coll/shm.hpp"
+#include "coll/shm_rounds.hpp"
 
 namespace duct::coll {
 
-Sched reduce_scatter_shm(Context& ctx, const CollArgs& a, std::uint32_t) {
-  ShmArea& s = *ctx.shm;
-  const int n = ctx.size(), me = ctx.rank();
-  const std::size_t un = static_cast<std::size_t>(n);
-  const Layout blocks = reduce_scatter_blocks(a, n);
-  const std::size_t esz = elem_size(a.dt.elem);
-  const std::size_t mine = blocks.len[static_cast<std::size_t>(me)], mbytes = mine * esz;
-  std::size_t longest = 0;
-  for (std::size_t len : blocks.len) longest = std::max(longest, len);
-  // Elements of every block per round.
-  const std::size_t piece = std::max<std::size_t>(ShmArea::kSlotBytes / (un * esz), 1);
-  const bool several_rounds = longest > piece;
+namespace {
+struct ReduceScatterSpec {
+  ReduceScatterSpec(Context& ctx, const CollArgs& a)
+      : rounds(0),
+        writes(true),
+        wait(kShmAll),
+        ctx_(&ctx),
+        a_(&a),
+        blocks_(reduce_scatter_blocks(a, ctx.size())),
+        esz_(elem_size(a.dt.elem)),
+        me_(static_cast<std::size_t>(ctx.rank())),
+        // Elements of every block per round.
+        piece_(std::max<std::size_t>(ShmArea::kSlotBytes / (static_cast<std::size_t>(ctx.size()) * esz_), 1)) {
+    std::size_t longest = 0;
+    for (std::size_t len : blocks_.len) longest = std::max(longest, len);
+    rounds = (longest + piece_ - 1) / piece_;
+  }
+  std::size_t rounds;
+  bool writes;
+  int wait;
   // The result goes to the start of recvbuf; in place, that is input of
   // other blocks that later rounds still read: accumulate aside then.
-  void* acc = a.recvbuf;
-  if (mine > 0 && (a.recv_kind == MemKind::device || (a.in_place && several_rounds)))
-    DUCT_CO_TRY(ctx.scratch(MemKind::host, mbytes, 1, &acc));
-  for (std::size_t off = 0; off < longest; off += piece) {
-    const std::uint64_t k = s.next_seq();
-    const int p = ShmArea::slot_of(k);
-    SHM_CLAIM(s, k, me, n);
-    for (std::size_t q = 0; q < un; ++q) {
-      if (blocks.len[q] <= off) continue;
-      const std::size_t len = std::min(piece, blocks.len[q] - off);
-      DUCT_CO_TRY(copy_local(at(s.slot(me, p), q * piece * esz), MemKind::host, at(a.sendbuf, (blocks.off[q] + off) * esz),
-                             a.send_kind, len * esz));
-    }
-    DUCT_CO_TRY(co_await shm_exchange(s, k, p, me));
-    if (mine > off) {
-      const std::size_t len = std::min(piece, mine - off);
-      const std::size_t at_slot = static_cast<std::size_t>(me) * piece * esz;
-      void* dst = at(acc, off * esz);
-      DUCT_CO_TRY(copy_local(dst, MemKind::host, at(s.slot(0, p), at_slot), MemKind::host, len * esz));
-      for (int q = 1; q < n; ++q)
-        DUCT_CO_TRY(reduce_local(dst, dst, at(s.slot(q, p), at_slot), len, a.dt, a.op, MemKind::host, nullptr));
-    }
-    s.finish(me, k);
+  Status begin() {
+    acc_ = a_->recvbuf;
+    const std::size_t mine = blocks_.len[me_];
+    if (mine > 0 && (a_->recv_kind == MemKind::device || (a_->in_place && rounds > 1)))
+      return ctx_->scratch(MemKind::host, mine * esz_, 1, &acc_);
+    return Status::ok();
   }
-  if (acc != a.recvbuf) DUCT_CO_TRY(copy_local(a.recvbuf, a.recv_kind, acc, MemKind::host, mbytes));
-  co_return Status::ok();
+  Status fill(std::size_t r, void* slot) {
+    const std::size_t off = r * piece_;
+    for (std::size_t q = 0; q < blocks_.len.size(); ++q) {
+      if (blocks_.len[q] <= off) continue;
+      const std::size_t len = std::min(piece_, blocks_.len[q] - off);
+      DUCT_TRY(copy_local(at(slot, q * piece_ * esz_), MemKind::host, at(a_->sendbuf, (blocks_.off[q] + off) * esz_),
+                          a_->send_kind, len * esz_));
+    }
+    return Status::ok();
+  }
+  // This rank's block of every slot, in rank order.
+  Status read(std::size_t r, int p) {
+    const std::size_t off = r * piece_, mine = blocks_.len[me_];
+    if (mine <= off) return Status::ok();
+    const std::size_t len = std::min(piece_, mine - off), at_slot = me_ * piece_ * esz_;
+    ShmArea& s = *ctx_->shm;
+    void* dst = at(acc_, off * esz_);
+    DUCT_TRY(reduce_local(dst, at(s.slot(0, p), at_slot), at(s.slot(1, p), at_slot), len, a_->dt, a_->op, MemKind::host,
+                          nullptr));
+    for (int q = 2; q < s.size(); ++q)
+      DUCT_TRY(reduce_local(dst, dst, at(s.slot(q, p), at_slot), len, a_->dt, a_->op, MemKind::host, nullptr));
+    return Status::ok();
+  }
+  Status end() {
+    return acc_ == a_->recvbuf ? Status::ok() : copy_local(a_->recvbuf, a_->recv_kind, acc_, MemKind::host, blocks_.len[me_] * esz_);
+  }
+
+ private:
+  Context* ctx_;
+  const CollArgs* a_;
+  Layout blocks_;
+  std::size_t esz_, me_, piece_;
+  void* acc_ = nullptr;
+};
+}  // namespace
+
+Sched reduce_scatter_shm(Context& ctx, const CollArgs& a, std::uint32_t) { return shm_rounds(ctx, ReduceScatterSpec(ctx, a)); }
+Status reduce_scatter_shm_now(Context& ctx, const CollArgs& a, Spinner& sp) {
+  return shm_rounds_now(ctx, ReduceScatterSpec(ctx, a), sp);
 }
 
 }  // namespace duct::coll

@@ -6,36 +6,48 @@
 // block (slot / n bytes of each): the root runs up to kSlots rounds ahead.
 #include <algorithm>
 
-#include "coll/collectives.hpp"
-#include "coll/shm.hpp"
+#include "coll/shm_rounds.hpp"
 
 namespace duct::coll {
 
-Sched scatter_shm(Context& ctx, const CollArgs& a, std::uint32_t) {
-  ShmArea& s = *ctx.shm;
-  const int n = ctx.size(), me = ctx.rank();
-  const std::size_t un = static_cast<std::size_t>(n);
-  const std::size_t piece = std::max<std::size_t>(ShmArea::kSlotBytes / un, 1);
-  for (std::size_t off = 0; off < a.bytes; off += piece) {
-    const std::size_t len = std::min(piece, a.bytes - off);
-    const std::uint64_t k = s.next_seq();
-    const int p = ShmArea::slot_of(k);
-    // The root writes and goes; every other rank waits for the root's slot.
-    if (me == a.root) {
-      SHM_CLAIM(s, k, me, n);
-      for (std::size_t q = 0; q < un; ++q)
-        DUCT_CO_TRY(copy_local(at(s.slot(me, p), q * len), MemKind::host, at(a.sendbuf, q * a.bytes + off), a.send_kind,
-                               len));
-      shm_publish(s, k, p, me);
-    } else {
-      DUCT_CO_TRY(co_await shm_wait_rank(s, k, p, a.root));
-    }
-    if (!a.in_place)  // in place: the root's block stays in its send buffer
-      DUCT_CO_TRY(copy_local(at(a.recvbuf, off), a.recv_kind, at(s.slot(a.root, p), static_cast<std::size_t>(me) * len),
-                             MemKind::host, len));
-    s.finish(me, k);
+namespace {
+struct ScatterSpec {
+  ScatterSpec(Context& ctx, const CollArgs& a)
+      : rounds(0),
+        writes(ctx.rank() == a.root),
+        wait(writes ? kShmNone : a.root),  // the root writes and goes
+        n_(static_cast<std::size_t>(ctx.size())),
+        me_(static_cast<std::size_t>(ctx.rank())),
+        piece_(std::max<std::size_t>(ShmArea::kSlotBytes / n_, 1)),  // of every block per round
+        a_(&a),
+        s_(ctx.shm.get()) {
+    rounds = (a.bytes + piece_ - 1) / piece_;
   }
-  co_return Status::ok();
-}
+  std::size_t rounds;
+  bool writes;
+  int wait;
+  Status begin() { return Status::ok(); }
+  Status fill(std::size_t r, void* slot) {
+    for (std::size_t q = 0; q < n_; ++q)
+      DUCT_TRY(copy_local(at(slot, q * len(r)), MemKind::host, at(a_->sendbuf, q * a_->bytes + off(r)), a_->send_kind, len(r)));
+    return Status::ok();
+  }
+  Status read(std::size_t r, int p) {
+    if (a_->in_place) return Status::ok();  // the root's block stays in its send buffer
+    return copy_local(at(a_->recvbuf, off(r)), a_->recv_kind, at(s_->slot(a_->root, p), me_ * len(r)), MemKind::host, len(r));
+  }
+  Status end() { return Status::ok(); }
+
+ private:
+  std::size_t off(std::size_t r) const { return r * piece_; }
+  std::size_t len(std::size_t r) const { return std::min(piece_, a_->bytes - off(r)); }
+  std::size_t n_, me_, piece_;
+  const CollArgs* a_;
+  ShmArea* s_;
+};
+}  // namespace
+
+Sched scatter_shm(Context& ctx, const CollArgs& a, std::uint32_t) { return shm_rounds(ctx, ScatterSpec(ctx, a)); }
+Status scatter_shm_now(Context& ctx, const CollArgs& a, Spinner& sp) { return shm_rounds_now(ctx, ScatterSpec(ctx, a), sp); }
 
 }  // namespace duct::coll

@@ -1,0 +1,202 @@
+#include "capi/small.hpp"
+
+#include "capi/checks.hpp"
+#include "capi/errors.hpp"
+#include "coll/collectives.hpp"
+#include "coll/context.hpp"
+#include "core/config.hpp"
+#include "core/dtype.hpp"
+
+namespace duct::capi::small {
+
+namespace {
+
+using select::Coll;
+
+// The communicator's context when the small-call path may take a call on it.
+coll::Context* context_of(MPI_Comm comm) {
+  coll::Runtime* rt = coll::Runtime::ready();
+  if (!rt || rt->threaded()) return nullptr;
+  coll::Context* c = rt->last_context(comm);
+  if (!c || !c->shm || c->engine || c->size() < 2 || !c->failed.is_ok() || !c->queue.empty()) return nullptr;
+  return config::get().check ? nullptr : c;
+}
+
+// `count` elements of `dt` when it is a predefined datatype of duct's table
+// (contiguous) and count > 0: their bytes, else 0.
+std::size_t bytes_of(MPI_Count count, MPI_Datatype dt) {
+  DType d;
+  std::size_t bytes = 0;
+  if (count <= 0 || !lookup_dtype(dt, &d) ||
+      __builtin_mul_overflow(static_cast<std::size_t>(count), elem_size(d.elem), &bytes) || bytes > kMaxSpan)
+    return 0;
+  return bytes;
+}
+
+// n blocks of `bytes` each; 0 when that is beyond an address space.
+std::size_t times(std::size_t bytes, int n) {
+  std::size_t total = 0;
+  return __builtin_mul_overflow(bytes, static_cast<std::size_t>(n), &total) || total > kMaxSpan ? 0 : total;
+}
+
+// A reduction duct computes itself (the general path's classify() says the
+// same, or raises an error the general path will raise).
+bool native(MPI_Datatype dt, MPI_Op op, DType* d, RedOp* o) {
+  if (!lookup_dtype(dt, d) || !lookup_op(op, o)) return false;
+  if (d->cat == Category::f_integer && (*o == RedOp::land || *o == RedOp::lor || *o == RedOp::lxor)) return false;
+  return op_valid_for(*o, d->cat);
+}
+
+// Host memory, not NULL (with a device, a query: device and managed memory
+// take the general path).
+bool host(const void* p, std::size_t bytes) {
+  if (!p || p == MPI_IN_PLACE) return false;
+  memory::MemKind k;
+  return buffer_kind(p, "buffer", bytes, &k).is_ok() && k == memory::MemKind::host;
+}
+
+bool run(coll::Context& ctx, const coll::CollArgs& a, MPI_Comm comm, int* rc) {
+  bool taken = false;
+  Status st = coll::run_small(ctx, a, &taken);
+  if (!taken) return false;
+  *rc = st ? MPI_SUCCESS : raise(comm, a.call, st);
+  return true;
+}
+
+coll::CollArgs args(Coll c, const char* call) {
+  coll::CollArgs a;
+  a.coll = c;
+  a.call = call;
+  return a;
+}
+
+}  // namespace
+
+bool allreduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+               MPI_Comm comm, int* rc) {
+  coll::Context* ctx = context_of(comm);
+  coll::CollArgs a = args(Coll::allreduce, call);
+  const std::size_t bytes = bytes_of(count, dt);
+  if (!ctx || bytes == 0 || !native(dt, op, &a.dt, &a.op) || !host(recvbuf, bytes)) return false;
+  a.in_place = sendbuf == MPI_IN_PLACE;
+  if (!a.in_place && (!host(sendbuf, bytes) || overlaps(sendbuf, bytes, recvbuf, bytes))) return false;
+  a.sendbuf = a.in_place ? recvbuf : sendbuf;
+  a.recvbuf = recvbuf;
+  a.count = static_cast<std::size_t>(count);
+  return run(*ctx, a, comm, rc);
+}
+
+bool reduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype dt, MPI_Op op,
+            int root, MPI_Comm comm, int* rc) {
+  coll::Context* ctx = context_of(comm);
+  coll::CollArgs a = args(Coll::reduce, call);
+  const std::size_t bytes = bytes_of(count, dt);
+  if (!ctx || bytes == 0 || root < 0 || root >= ctx->size() || !native(dt, op, &a.dt, &a.op)) return false;
+  const bool is_root = ctx->rank() == root;
+  a.in_place = is_root && sendbuf == MPI_IN_PLACE;
+  if (is_root) {
+    if (!host(recvbuf, bytes)) return false;
+    if (!a.in_place && (!host(sendbuf, bytes) || overlaps(sendbuf, bytes, recvbuf, bytes))) return false;
+  } else if (!host(sendbuf, bytes)) {
+    return false;
+  }
+  a.sendbuf = a.in_place ? recvbuf : sendbuf;
+  a.recvbuf = is_root ? recvbuf : nullptr;
+  a.count = static_cast<std::size_t>(count);
+  a.root = root;
+  return run(*ctx, a, comm, rc);
+}
+
+bool reduce_scatter_block(const char* call, const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype dt,
+                          MPI_Op op, MPI_Comm comm, int* rc) {
+  coll::Context* ctx = context_of(comm);
+  coll::CollArgs a = args(Coll::reduce_scatter_block, call);
+  const std::size_t mine = bytes_of(recvcount, dt), total = ctx ? times(mine, ctx->size()) : 0;
+  if (total == 0 || !native(dt, op, &a.dt, &a.op)) return false;
+  a.in_place = sendbuf == MPI_IN_PLACE;
+  if (!host(recvbuf, a.in_place ? total : mine)) return false;
+  if (!a.in_place && (!host(sendbuf, total) || overlaps(sendbuf, total, recvbuf, mine))) return false;
+  a.sendbuf = a.in_place ? recvbuf : sendbuf;
+  a.recvbuf = recvbuf;
+  a.count = static_cast<std::size_t>(recvcount);
+  return run(*ctx, a, comm, rc);
+}
+
+bool bcast(const char* call, void* buffer, MPI_Count count, MPI_Datatype dt, int root, MPI_Comm comm, int* rc) {
+  coll::Context* ctx = context_of(comm);
+  const std::size_t bytes = bytes_of(count, dt);
+  if (!ctx || bytes == 0 || root < 0 || root >= ctx->size() || !host(buffer, bytes)) return false;
+  coll::CollArgs a = args(Coll::bcast, call);
+  a.sendbuf = a.recvbuf = buffer;
+  a.bytes = bytes;
+  a.root = root;
+  return run(*ctx, a, comm, rc);
+}
+
+bool all_blocks(const char* call, bool alltoall, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, int* rc) {
+  coll::Context* ctx = context_of(comm);
+  const std::size_t rbytes = bytes_of(recvcount, recvtype), rtotal = ctx ? times(rbytes, ctx->size()) : 0;
+  if (rtotal == 0 || !host(recvbuf, rtotal)) return false;
+  coll::CollArgs a = args(alltoall ? Coll::alltoall : Coll::allgather, call);
+  a.in_place = sendbuf == MPI_IN_PLACE;
+  if (!a.in_place) {
+    const std::size_t stotal = alltoall ? rtotal : rbytes;
+    if (bytes_of(sendcount, sendtype) != rbytes || !host(sendbuf, stotal) || overlaps(sendbuf, stotal, recvbuf, rtotal))
+      return false;
+  }
+  const std::size_t mine = alltoall ? 0 : static_cast<std::size_t>(ctx->rank()) * rbytes;
+  a.sendbuf = a.in_place ? coll::at(recvbuf, mine) : sendbuf;
+  a.recvbuf = recvbuf;
+  a.bytes = rbytes;
+  return run(*ctx, a, comm, rc);
+}
+
+bool gather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+            MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, int* rc) {
+  coll::Context* ctx = context_of(comm);
+  if (!ctx || root < 0 || root >= ctx->size()) return false;
+  const bool is_root = ctx->rank() == root;
+  coll::CollArgs a = args(Coll::gather, call);
+  a.root = root;
+  a.in_place = is_root && sendbuf == MPI_IN_PLACE;
+  if (!a.in_place && ((a.bytes = bytes_of(sendcount, sendtype)) == 0 || !host(sendbuf, a.bytes))) return false;
+  if (is_root) {
+    const std::size_t rbytes = bytes_of(recvcount, recvtype), rtotal = times(rbytes, ctx->size());
+    if (rtotal == 0 || (!a.in_place && rbytes != a.bytes) || !host(recvbuf, rtotal) ||
+        (!a.in_place && overlaps(sendbuf, rbytes, recvbuf, rtotal)))
+      return false;
+    a.bytes = rbytes;
+    a.recvbuf = recvbuf;
+  }
+  a.sendbuf = a.in_place ? coll::at(recvbuf, static_cast<std::size_t>(root) * a.bytes) : sendbuf;
+  return run(*ctx, a, comm, rc);
+}
+
+bool scatter(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+             MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, int* rc) {
+  coll::Context* ctx = context_of(comm);
+  if (!ctx || root < 0 || root >= ctx->size()) return false;
+  const bool is_root = ctx->rank() == root;
+  coll::CollArgs a = args(Coll::scatter, call);
+  a.root = root;
+  a.in_place = is_root && recvbuf == MPI_IN_PLACE;
+  if (!a.in_place && ((a.bytes = bytes_of(recvcount, recvtype)) == 0 || !host(recvbuf, a.bytes))) return false;
+  if (is_root) {
+    const std::size_t sbytes = bytes_of(sendcount, sendtype), stotal = times(sbytes, ctx->size());
+    if (stotal == 0 || (!a.in_place && sbytes != a.bytes) || !host(sendbuf, stotal) ||
+        (!a.in_place && overlaps(sendbuf, stotal, recvbuf, sbytes)))
+      return false;
+    a.bytes = sbytes;
+    a.sendbuf = sendbuf;
+  }
+  a.recvbuf = a.in_place ? const_cast<void*>(coll::at(sendbuf, static_cast<std::size_t>(root) * a.bytes)) : recvbuf;
+  return run(*ctx, a, comm, rc);
+}
+
+bool barrier(const char* call, MPI_Comm comm, int* rc) {
+  coll::Context* ctx = context_of(comm);
+  return ctx && run(*ctx, args(Coll::barrier, call), comm, rc);
+}
+
+}  // namespace duct::capi::small

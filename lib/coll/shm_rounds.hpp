@@ -1,0 +1,107 @@
+// duct coll: the one round structure of every shared-memory collective.
+//
+// Each shm algorithm (coll/shm.hpp) moves its data in rounds, one slot's
+// worth each, under a sequence number k of its own (slot p = slot_of(k)):
+//   1. a rank that writes this round makes sure every rank is done with
+//      k - kSlots (the slot's previous use), fills its slot and publishes k;
+//   2. it waits for the slots it reads: nobody's (a root of bcast or
+//      scatter, a non-root of reduce or gather: write and go), the root's,
+//      or every rank's (then every rank publishes k, even one that wrote
+//      nothing: barrier);
+//   3. it reads them (copies out, reduces in rank order);
+//   4. it publishes that it is done with k.
+// What differs between collectives is what a rank writes and reads in a
+// round; a Spec says it:
+//
+//   struct Spec {
+//     std::size_t rounds;  // rounds of this call (equal on every rank)
+//     bool writes;         // this rank fills its slot in every round
+//     int wait;            // kShmNone, kShmAll, or the rank whose slot it reads
+//     Status begin();                              // before the first round
+//     Status fill(std::size_t r, void* slot);      // this rank's data of round r
+//     Status read(std::size_t r, int p);           // after the wait: slots p of every rank
+//     Status end();                                // after the last round
+//   };
+//
+// and the round loop exists twice, once per way of waiting: shm_rounds, a
+// coroutine for the general path (Task, nonblocking and stream-ordered
+// calls), and shm_rounds_now, a plain function that waits in place for the
+// small-call path (capi/small.hpp), where a coroutine frame and a Task cost
+// more than the collective. Both run the same Spec, so the same bytes land
+// and the same reductions happen in the same order.
+#pragma once
+
+#include "coll/collectives.hpp"
+#include "coll/shm.hpp"
+#include "coll/task.hpp"
+
+namespace duct::coll {
+
+inline constexpr int kShmNone = -1;  // Spec::wait: read no other rank's slot
+inline constexpr int kShmAll = -2;   // Spec::wait: read every rank's slot
+
+template <class Spec>
+Sched shm_rounds(Context& ctx, Spec spec) {
+  ShmArea& s = *ctx.shm;
+  const int n = ctx.size(), me = ctx.rank();
+  DUCT_CO_TRY(spec.begin());
+  for (std::size_t r = 0; r < spec.rounds; ++r) {
+    const std::uint64_t k = s.next_seq();
+    const int p = ShmArea::slot_of(k);
+    if (spec.writes) {
+      SHM_CLAIM(s, k, me, n);
+      DUCT_CO_TRY(spec.fill(r, s.slot(me, p)));
+    }
+    if (spec.wait == kShmAll) {
+      DUCT_CO_TRY(co_await shm_exchange(s, k, p, me));
+    } else {
+      if (spec.writes) shm_publish(s, k, p, me);
+      if (spec.wait != kShmNone) DUCT_CO_TRY(co_await shm_wait_rank(s, k, p, spec.wait));
+    }
+    DUCT_CO_TRY(spec.read(r, p));
+    s.finish(me, k);
+  }
+  co_return spec.end();
+}
+
+// shm_claim in place.
+Status shm_claim_now(ShmArea& s, std::uint64_t k, int me, int n, Spinner& sp);
+
+template <class Spec>
+Status shm_rounds_now(Context& ctx, Spec spec, Spinner& sp) {
+  ShmArea& s = *ctx.shm;
+  const int n = ctx.size(), me = ctx.rank();
+  DUCT_TRY(spec.begin());
+  for (std::size_t r = 0; r < spec.rounds; ++r) {
+    const std::uint64_t k = s.next_seq();
+    const int p = ShmArea::slot_of(k);
+    if (spec.writes) {
+      if (!shm_claimed(s, k, me, n)) DUCT_TRY(shm_claim_now(s, k, me, n, sp));
+      DUCT_TRY(spec.fill(r, s.slot(me, p)));
+    }
+    if (spec.wait == kShmAll || spec.writes) shm_publish(s, k, p, me);
+    if (spec.wait != kShmNone) {
+      WaitShm w(s, k, p, spec.wait == kShmAll ? me : spec.wait, spec.wait == kShmAll);
+      DUCT_TRY(sp.wait(w));
+    }
+    DUCT_TRY(spec.read(r, p));
+    s.finish(me, k);
+  }
+  return spec.end();
+}
+
+// The plain forms of the shm algorithms (the Specs of their files).
+Status shm_reduce_now(Context& ctx, const CollArgs& a, bool everyone, Spinner& sp);
+Status shm_gather_now(Context& ctx, const CollArgs& a, bool everyone, Spinner& sp);
+using NowFn = Status (*)(Context&, const CollArgs&, Spinner&);
+Status allreduce_shm_now(Context&, const CollArgs&, Spinner&);
+Status bcast_shm_now(Context&, const CollArgs&, Spinner&);
+Status reduce_shm_now(Context&, const CollArgs&, Spinner&);
+Status allgather_shm_now(Context&, const CollArgs&, Spinner&);
+Status reduce_scatter_shm_now(Context&, const CollArgs&, Spinner&);
+Status alltoall_shm_now(Context&, const CollArgs&, Spinner&);
+Status gather_shm_now(Context&, const CollArgs&, Spinner&);
+Status scatter_shm_now(Context&, const CollArgs&, Spinner&);
+Status barrier_shm_now(Context&, const CollArgs&, Spinner&);
+
+}  // namespace duct::coll
