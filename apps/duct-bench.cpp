@@ -357,7 +357,7 @@ int main(int argc, char** argv) {
         std::printf("# device: cuda:%d %s\n", d, duct::memory::cuda::device_name(d).c_str());
     }
     if (!dev) std::printf("# host buffers: %s\n", DUCT_Query_cuda_support() ? "(-d host requested)" : cuda::unavailable_reason().c_str());
-    std::printf("# selection: %s\n", o.algo.empty() ? "built-in rules (duct-info -a)" : ("forced " + o.algo).c_str());
+    std::printf("# selection: %s\n", o.algo.empty() ? "the rules in force (duct-info -a)" : ("forced " + o.algo).c_str());
     if (o.stream == 1)
       std::printf("# duct columns: DUCT_%s_stream calls back to back on one CUDA stream, synchronized after each block\n",
                   coll.c_str());

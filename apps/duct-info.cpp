@@ -8,7 +8,8 @@
 //                                   where cuda_ipc is used)
 //   duct-info -c                    every DUCT_* variable: default, value, doc
 //   duct-info -c --markdown         the same as docs/env.md
-//   duct-info -a                    every algorithm and the selection table
+//   duct-info -a                    every algorithm, the selection table in force
+//                                   and the rules file it came from (duct-tune)
 //   duct-info -t                    which datatype x op reductions duct serves
 //                                   natively (host and device), which go to
 //                                   the MPI library, and why
@@ -97,14 +98,24 @@ void print_algorithms() {
   std::printf("# duct algorithms\n");
   for (const select::AlgoDesc& a : select::algorithms())
     std::printf("%-10s %-20s %s%s\n", select::coll_name(a.coll), a.name, a.doc, a.fallback ? " [fallback]" : "");
+  const config::RulesFile& file = config::rules_file();
+  std::printf("\n# rules file: %s\n",
+              !file.status     ? file.status.message().c_str()
+              : file.path.empty() ? file.why.c_str()
+                                  : (file.path + " (" + file.why + "), its rules before the built-in ones").c_str());
+  if (file.path.empty() && config::get().tune_file.empty())
+    std::printf("#   (a site puts duct-tune's output at %s, or names a file with DUCT_TUNE_FILE)\n",
+                config::default_rules_file());
   select::Table t;
-  Status st = select::Table::make(config::get().tune, &t);
-  std::printf("\n# selection table (built-in: %s%s%s)\n", select::default_rules(),
+  Status st = file.status;
+  if (st) st = select::Table::make(config::get().tune, file.text, file.path, &t);
+  std::printf("# selection table (built-in: %s%s%s)\n", select::default_rules(),
               config::get().tune.empty() ? "" : "; DUCT_TUNE=", config::get().tune.c_str());
   if (!st)
-    std::printf("invalid DUCT_TUNE: %s\n", st.message().c_str());
+    std::printf("invalid rules: %s\n", st.message().c_str());
   else
     std::fputs(t.describe().c_str(), stdout);
+  std::printf("# {file}: from the rules file; {DUCT_TUNE}: from DUCT_TUNE; unmarked: built in\n");
 }
 
 // Gather one string per rank at rank 0.

@@ -454,7 +454,8 @@ int DUCT_Testall(int count, MPI_Request requests[], int *flag, MPI_Status status
 
 /* Replace the algorithm selection rules for the collectives named in `rules`
  * (the DUCT_TUNE format, e.g. "bcast:0-inf:pipelined_chain"; "" restores
- * the built-in rules). Every rank must pick the same algorithm, so call it
+ * the rules of the start: the rules file's (DUCT_TUNE_FILE, duct-tune)
+ * before the built-in ones, without DUCT_TUNE's). Every rank must pick the same algorithm, so call it
  * with the same string on every rank, between collectives (like a
  * collective, though it does not communicate). Errors: DUCT_ERRCLASS_CONFIG
  * with the reason; raised on MPI_COMM_WORLD. */

@@ -97,6 +97,7 @@ Status local_peer_info(PeerInfo* out) {
   p.chunk = cfg.pipeline_chunk;
   p.eager = cfg.eager_limit;
   p.digest = config::agree_digest(config::process_env());
+  p.rules_digest = config::rules_file().digest;
   p.addr_len = static_cast<std::uint32_t>(w->address().size());
   *out = p;
   return Status::ok();
@@ -132,6 +133,13 @@ Status ChannelSet::create(MPI_Comm comm, const Topology& topo, std::uint32_t cid
     if (p.digest != local.digest)
       return make_error(Errc::config, "rank %d and rank %d have different values of the DUCT_* variables that "
                         "must agree (%s); set them identically for every rank", topo.rank, r, must_agree_names().c_str());
+    if (p.rules_digest != local.rules_digest) {
+      const config::RulesFile& f = config::rules_file();
+      return make_error(Errc::config, "rank %d and rank %d read different selection rules files (rank %d: %s); "
+                        "every rank must select alike: give every rank the same file (DUCT_TUNE_FILE) or none "
+                        "(DUCT_TUNE_FILE=none)", topo.rank, r, topo.rank,
+                        f.path.empty() ? "none" : f.path.c_str());
+    }
   }
 
   // UCX worker addresses (variable length).

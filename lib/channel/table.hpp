@@ -24,6 +24,7 @@ struct PeerInfo {
   std::uint64_t chunk = 0;      // DUCT_PIPELINE_CHUNK
   std::uint64_t eager = 0;      // DUCT_EAGER_LIMIT
   std::uint64_t digest = 0;     // digest of the must-agree DUCT_* variables
+  std::uint64_t rules_digest = 0;  // digest of the selection rules file (config::rules_file)
   std::uint32_t addr_len = 0;   // UCX worker address length
   std::int32_t numa = -1;       // NUMA node (filled by the caller, hwloc)
 };

@@ -51,6 +51,10 @@ struct Plan {
   std::size_t bytes = 0;
   std::uint32_t seq = 0;
 };
+// What selection sees for a call of collective `c` on ctx's communicator:
+// `bytes` as select::Query::bytes defines it, `device`: device buffers
+// (duct-tune asks which algorithms can serve a communicator).
+select::Query query_of(const Context& ctx, select::Coll c, std::size_t bytes, bool device);
 // Select (cached per communicator and collective), log the choice once per
 // call signature and number the call.
 Status plan_collective(Context& ctx, const CollArgs& a, Plan* out);

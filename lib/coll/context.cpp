@@ -93,7 +93,12 @@ Status Runtime::init() {
   MPI_Query_thread(&level);
   threaded_ = level == MPI_THREAD_MULTIPLE;
   log::set_identity(world_rank_, processor_name().c_str());
-  DUCT_TRY(select::Table::make(config::get().tune, &table_));
+  const config::RulesFile& rules = config::rules_file();
+  DUCT_TRY(rules.status);
+  DUCT_TRY(select::Table::make(config::get().tune, rules.text, rules.path, &table_));
+  if (!rules.path.empty())
+    DUCT_INFO(select, "selection rules file %s (%s) read; its rules go before the built-in ones", rules.path.c_str(),
+              rules.why.c_str());
   // Teardown at MPI_Finalize: MPI deletes MPI_COMM_SELF's attributes first.
   DUCT_MPI_CHECK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &Runtime::self_delete, &self_keyval_, nullptr));
   DUCT_MPI_CHECK(MPI_Comm_set_attr(MPI_COMM_SELF, self_keyval_, this));
@@ -163,7 +168,8 @@ std::string Runtime::describe_contexts() const {
 
 Status Runtime::set_rules(const std::string& rules) {
   select::Table t;
-  DUCT_TRY(select::Table::make(rules, &t));
+  const config::RulesFile& file = config::rules_file();
+  DUCT_TRY(select::Table::make(rules, file.text, file.path, &t));
   table_ = std::move(t);
   ++generation_;
   DUCT_INFO(select, "selection rules replaced: %s", rules.empty() ? "(built-in)" : rules.c_str());

@@ -168,12 +168,15 @@ Status local_only(const CollArgs& a) {
 }
 
 
+select::Query query_of(const Context& ctx, select::Coll c, std::size_t bytes, bool device) {
+  return select::Query{c, bytes, ctx.size(), ctx.topo.num_nodes, ctx.shm ? ShmArea::kSlotBytes : 0, device,
+                       ctx.engine != nullptr, ctx.topo.ranks_per_node};
+}
+
 Status plan_collective(Context& ctx, const CollArgs& a, Plan* out) {
   Runtime* rt = Runtime::ready();
   if (!rt) DUCT_TRY(Runtime::get(&rt));
-  select::Query q{a.coll, query_bytes(a, ctx.size()), ctx.size(), ctx.topo.num_nodes,
-                  ctx.shm ? ShmArea::kSlotBytes : 0, a.recv_kind == MemKind::device, ctx.engine != nullptr,
-                  ctx.topo.ranks_per_node};
+  select::Query q = query_of(ctx, a.coll, query_bytes(a, ctx.size()), a.recv_kind == MemKind::device);
   if (a.coll == Coll::scatter || a.coll == Coll::scatterv || a.coll == Coll::bcast)
     q.device = (ctx.rank() == a.root ? a.send_kind : a.recv_kind) == MemKind::device;
   else if (a.coll == Coll::reduce || a.coll == Coll::gather)

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -30,6 +31,11 @@ constexpr Var kTable[] = {
     {"DUCT_TUNE", Kind::string, "", nullptr, true,
      "algorithm selection override, e.g. 'allreduce:0-64k:recursive_doubling,64k-inf:ring'; "
      "empty uses the built-in table (duct-info -a prints it)"},
+    {"DUCT_TUNE_FILE", Kind::string, "", nullptr, false,
+     "selection rules file (duct-tune writes one; DUCT_TUNE's format, one rule per line, # comments): its "
+     "rules are tried before the built-in ones, and DUCT_TUNE replaces both for the collectives it names; "
+     "empty: the installed default (duct-info -a prints its path) where it exists; none: no file. Every rank "
+     "must read the same rules (the paths may differ, the contents are compared)"},
     {"DUCT_PIPELINE_CHUNK", Kind::size, "1M", nullptr, true,
      "bytes per chunk when device memory is staged through pinned host bounce buffers"},
     {"DUCT_PIPELINE_DEPTH", Kind::integer, "4", nullptr, false,
@@ -144,6 +150,10 @@ Status apply(const Var& v, const char* value, Config* c) {
     c->tune = value;
     return Status::ok();
   }
+  if (name == "DUCT_TUNE_FILE") {
+    c->tune_file = value;
+    return Status::ok();
+  }
   if (name == "DUCT_NET_DEVICES") {
     c->net_devices = value;
     return Status::ok();
@@ -256,6 +266,53 @@ unsigned long long agree_digest(const Env& env) {
     }
   }
   return h;
+}
+
+#ifndef DUCT_DEFAULT_TUNE_FILE
+#define DUCT_DEFAULT_TUNE_FILE "/etc/duct/tune.rules"
+#endif
+
+const char* default_rules_file() noexcept { return DUCT_DEFAULT_TUNE_FILE; }
+
+const RulesFile& rules_file() {
+  static const RulesFile file = [] {
+    RulesFile f;
+    const std::string& set = get().tune_file;
+    if (set == "none") {
+      f.why = "DUCT_TUNE_FILE=none";
+      return f;
+    }
+    const bool named = !set.empty();
+    const std::string path = named ? set : default_rules_file();
+    std::FILE* fp = std::fopen(path.c_str(), "rb");
+    if (!fp) {
+      if (named)
+        f.status = make_error(Errc::config, "DUCT_TUNE_FILE=%s cannot be read: %s", path.c_str(), std::strerror(errno));
+      else
+        f.why = "no file at the default " + path;
+      return f;
+    }
+    char buf[4096];
+    std::size_t got;
+    while ((got = std::fread(buf, 1, sizeof buf, fp)) > 0) f.text.append(buf, got);
+    const bool bad = std::ferror(fp) != 0;
+    std::fclose(fp);
+    if (bad) {
+      f.status = make_error(Errc::config, "reading the selection rules file %s failed", path.c_str());
+      f.text.clear();
+      return f;
+    }
+    f.path = path;
+    f.why = named ? "DUCT_TUNE_FILE" : "the installed default";
+    unsigned long long h = 1469598103934665603ull;
+    for (unsigned char ch : f.text) {
+      h ^= ch;
+      h *= 1099511628211ull;
+    }
+    f.digest = h;
+    return f;
+  }();
+  return file;
 }
 
 std::string unknown_vars() {

@@ -36,6 +36,7 @@ struct Config {
   unsigned log_subsys = 0xffu;       // DUCT_LOG_SUBSYS
   ChannelMode channel = ChannelMode::auto_;  // DUCT_CHANNEL
   std::string tune;                  // DUCT_TUNE
+  std::string tune_file;             // DUCT_TUNE_FILE as set ("", "none" or a path)
   std::string net_devices;           // DUCT_NET_DEVICES
   size_t pipeline_chunk = 1u << 20;  // DUCT_PIPELINE_CHUNK
   long pipeline_depth = 4;           // DUCT_PIPELINE_DEPTH
@@ -82,6 +83,24 @@ const Status& load_status();
 
 // The value a row has in `env`, or its default when unset.
 std::string value_of(const Var& v, const Env& env);
+
+// The selection rules file in effect (read once, on first use): the path
+// DUCT_TUNE_FILE names, else the installed default (default_rules_file())
+// where it exists; none with DUCT_TUNE_FILE=none. `status`: a file named by
+// DUCT_TUNE_FILE that cannot be read (Errc::config). `digest`: FNV-1a of
+// the text (0 without a file), compared across ranks when a communicator's
+// context is created.
+struct RulesFile {
+  std::string path;   // "" when no file is read
+  std::string text;   // its contents (rules, '#' comments)
+  std::string why;    // where the path came from, for duct-info and logs
+  unsigned long long digest = 0;
+  Status status;
+};
+const RulesFile& rules_file();
+// Where duct looks for a rules file when DUCT_TUNE_FILE is unset:
+// <prefix>/<sysconfdir>/duct/tune.rules of the installation.
+const char* default_rules_file() noexcept;
 
 // A digest of the must_agree rows, compared across ranks when a
 // communicator context is created.

@@ -364,7 +364,21 @@ int find_algo(Coll c, const std::string& name) noexcept {
 
 const char* default_rules() noexcept { return kDefaultRules; }
 
-Status parse_rules(const std::string& text, std::vector<Rule>* out) {
+Status parse_rules(const std::string& raw, std::vector<Rule>* out) {
+  // The file form: '#' comments, one rule per line.
+  std::string text;
+  text.reserve(raw.size());
+  bool comment = false;
+  for (char ch : raw) {
+    if (ch == '\n' || ch == '\r') {
+      comment = false;
+      text += ';';
+    } else if (ch == '#' || comment) {
+      comment = true;
+    } else {
+      text += ch == '\t' ? ' ' : ch;
+    }
+  }
   std::vector<Rule> rules;
   for (std::string_view part : split(text, ';')) {
     part = trim(part);
@@ -404,19 +418,30 @@ Status parse_rules(const std::string& text, std::vector<Rule>* out) {
   return Status::ok();
 }
 
-Status Table::make(const std::string& tune, Table* out) {
-  std::vector<Rule> base, over;
+Status Table::make(const std::string& tune, Table* out) { return make(tune, "", "", out); }
+
+Status Table::make(const std::string& tune, const std::string& file_text, const std::string& file_name,
+                   Table* out) {
+  std::vector<Rule> base, file, over;
   DUCT_TRY(parse_rules(kDefaultRules, &base));
+  Status st = parse_rules(file_text, &file);
+  if (!st) return make_error(Errc::config, "selection rules file %s: %s", file_name.c_str(), st.message().c_str());
   DUCT_TRY(parse_rules(tune, &over));
+  for (Rule& r : file) r.source = 1;
+  for (Rule& r : over) r.source = 2;
+  auto named = [&](Coll c) {
+    for (const Rule& o : over)
+      if (o.coll == c) return true;
+    return false;
+  };
   Table t;
-  // Rules of DUCT_TUNE come first and replace the built-in ones of the
-  // collectives they name.
+  // Rules of DUCT_TUNE come first and replace the others of the
+  // collectives they name; the file's rules go before the built-in ones.
   t.rules_ = over;
-  for (const Rule& r : base) {
-    bool overridden = false;
-    for (const Rule& o : over) overridden = overridden || o.coll == r.coll;
-    if (!overridden) t.rules_.push_back(r);
-  }
+  for (const Rule& r : file)
+    if (!named(r.coll)) t.rules_.push_back(r);
+  for (const Rule& r : base)
+    if (!named(r.coll)) t.rules_.push_back(r);
   *out = std::move(t);
   return Status::ok();
 }
@@ -429,8 +454,11 @@ int Table::choose(const Query& q, std::string* why) const {
     std::string reason;
     if (all[static_cast<size_t>(r.algo)].can_serve(q, &reason)) {
       if (why)
-        *why = strprintf("%zu bytes in [%s, %s)%s%s", q.bytes, config::format_size(r.lo).c_str(),
+        *why = strprintf("%zu bytes in [%s, %s)%s%s%s", q.bytes, config::format_size(r.lo).c_str(),
                          r.hi == SIZE_MAX ? "inf" : config::format_size(r.hi).c_str(), qualifiers(r).c_str(),
+                         r.source == 1   ? " of the rules file"
+                         : r.source == 2 ? " of DUCT_TUNE"
+                                         : "",
                          skipped.c_str());
       return r.algo;
     }
@@ -454,9 +482,10 @@ std::string Table::describe() const {
     for (const Rule& r : rules_) {
       if (static_cast<int>(r.coll) != c) continue;
       if (!line.empty()) line += ",";
-      line += strprintf("%s%s-%s:%s", qualifiers(r).empty() ? "" : ("[" + qualifiers(r).substr(1) + "]").c_str(),
+      line += strprintf("%s%s-%s:%s%s", qualifiers(r).empty() ? "" : ("[" + qualifiers(r).substr(1) + "]").c_str(),
                         config::format_size(r.lo).c_str(), r.hi == SIZE_MAX ? "inf" : config::format_size(r.hi).c_str(),
-                        algorithms()[static_cast<size_t>(r.algo)].name);
+                        algorithms()[static_cast<size_t>(r.algo)].name,
+                        r.source == 1 ? "{file}" : r.source == 2 ? "{DUCT_TUNE}" : "");
     }
     out += std::string(coll_name(static_cast<Coll>(c))) + ":" + line + "\n";
   }

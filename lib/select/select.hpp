@@ -87,22 +87,31 @@ struct Rule {
   int kind = -1;       // -1 any, 0 host, 1 device
   int nodes = -1;      // -1 any, 0 one node, 1 several
   int nmin = 0, nmax = INT_MAX;
+  int source = 0;      // 0 built-in, 1 rules file, 2 DUCT_TUNE / DUCT_Tune
 };
 
 // The built-in rules, as a string in the DUCT_TUNE format.
 const char* default_rules() noexcept;
 
-// Parse rules in the DUCT_TUNE format.
+// Parse rules in the DUCT_TUNE format. Newlines separate like ';' and '#'
+// starts a comment to the end of its line (the rules file's format).
 Status parse_rules(const std::string& text, std::vector<Rule>* out);
 
 class Table {
  public:
   // Built-in rules, overridden per collective by `tune` (may be empty).
   static Status make(const std::string& tune, Table* out);
+  // The same with a rules file (its text, config::rules_file()): for the
+  // collectives `tune` does not name, the file's rules are tried first,
+  // then the built-in ones (a file tuned for some communicator shapes
+  // leaves the others to the built-in rules). `file_name` names it in errors.
+  static Status make(const std::string& tune, const std::string& file_text, const std::string& file_name,
+                     Table* out);
   // The algorithm for `q`, never fails (falls back). With `why`, also the
   // reason (formatting it costs more than choosing: pass it only to log).
   int choose(const Query& q, std::string* why = nullptr) const;
-  // The rules in effect, one collective per line.
+  // The rules in effect, one collective per line, each rule marked with
+  // where it came from when not built in ({file}, {DUCT_TUNE}).
   std::string describe() const;
 
  private:

@@ -1,0 +1,687 @@
+// duct-tune: measure which algorithm serves each collective best on the
+// machine and communicator shape it runs on, and write selection rules.
+//
+//   mpirun -np 16 duct-tune -o /opt/duct/etc/duct/tune.rules    (thorough)
+//   mpirun -np 2 duct-tune --quick -o tune.rules                 (a minute or two)
+//
+// For every collective and every size of a grid, every algorithm that can
+// serve the communicator (select::AlgoDesc::can_serve on its shape) is
+// forced in turn (DUCT_Tune) and timed, in rounds that alternate the
+// algorithms and the MPI library's own collective (the reference), so a
+// machine whose speed drifts favours none of them; the median round of each
+// counts. A size keeps the built-in rules' algorithm unless another was
+// faster by the margin (-m), and then again by half the margin in a second,
+// separate measurement of the two side by side (the confirmation, twice the
+// rounds). Times are the
+// slowest rank's (MPI_Allreduce MAX), so every rank reaches the same rules.
+//
+// The rules go to a file in DUCT_TUNE's format, one rule line per
+// collective, qualified by the shape measured (/node or /nodes, n=<ranks>),
+// with a comment per size: what was measured and the margin. duct reads it
+// from DUCT_TUNE_FILE or from the installed default (duct-info -a prints
+// both); its rules go before the built-in ones, so shapes it does not name
+// keep the built-in rules. Runs at other shapes add their section to an
+// existing file (the section of the same shape is replaced): run it once
+// per shape a site's jobs use (ranks per node, nodes).
+//
+// Host buffers always; device buffers too when every rank has a CUDA device
+// (-d auto), as rules qualified /cuda (they assume every rank of a call
+// passes the same kind of memory, as DUCT_TUNE's /cuda rules do).
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "coll/collectives.hpp"
+#include "coll/context.hpp"
+#include "core/config.hpp"
+#include "duct/duct.h"
+#include "memory/cuda.hpp"
+#include "select/select.hpp"
+
+namespace {
+
+using namespace duct;
+using select::Coll;
+namespace cuda = memory::cuda;
+
+struct Options {
+  bool quick = false;
+  std::string out = "duct-tune.rules";
+  bool replace = false;            // overwrite the file instead of replacing this shape's section
+  std::size_t min_bytes = 8, max_bytes = 0;
+  double factor = 0;
+  int rounds = 0;
+  double block_ms = 0;             // target time of one timed block
+  double margin = 0.05;            // a challenger must beat the built-in choice by this fraction
+  std::string device = "auto";
+  std::vector<Coll> colls;
+  std::string verify;              // --verify FILE: time its rules against the built-in ones
+};
+
+const Coll kDefaultColls[] = {Coll::allreduce, Coll::bcast, Coll::reduce, Coll::allgather,
+                              Coll::reduce_scatter_block, Coll::alltoall, Coll::gather, Coll::scatter,
+                              Coll::barrier, Coll::allgatherv, Coll::reduce_scatter};
+
+int g_rank = 0, g_size = 1;
+
+[[noreturn]] void fail(const std::string& msg) {
+  if (g_rank == 0) std::fprintf(stderr, "duct-tune: %s\n", msg.c_str());
+  MPI_Abort(MPI_COMM_WORLD, 2);
+  std::exit(2);
+}
+
+void usage() {
+  if (g_rank != 0) return;
+  std::printf(
+      "usage: mpirun -np N duct-tune [options]\n"
+      "  --quick        8 B to 1 MiB by factors of 8, 5 rounds of 4 ms blocks (a minute or two)\n"
+      "                 (default: 8 B to 64 MiB by factors of 4, 7 rounds of 20 ms blocks)\n"
+      "  -o FILE        rules file to write (default duct-tune.rules); an existing one keeps the\n"
+      "                 sections of other shapes, this shape's is replaced\n"
+      "  --replace      overwrite FILE instead\n"
+      "  --verify FILE  time FILE's rules against the built-in rules, side by side, at every size of\n"
+      "                 the grid (no file is written)\n"
+      "  -C c1,c2       collectives (default: all with a choice of algorithms)\n"
+      "  -b SIZE -e SIZE -f F   size grid (selection sizes in bytes, see duct-info -a)\n"
+      "  -R N           rounds per size; -B MS: target ms per timed block\n"
+      "  -m PCT         margin a challenger must win by (default 5)\n"
+      "  -d host|cuda|auto      buffers to tune for (auto: device too when every rank has a GPU)\n");
+}
+
+std::size_t parse_size_arg(const char* s) {
+  std::size_t v = 0;
+  if (!config::parse_size(s, &v)) fail(std::string("'") + s + "' is not a size");
+  return v;
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  std::size_t b = 0, e = 0;
+  double f = 0;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> const char* {
+      if (i + 1 >= argc) fail(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--quick") o.quick = true;
+    else if (a == "--replace") o.replace = true;
+    else if (a == "-o") o.out = next();
+    else if (a == "--verify") o.verify = next();
+    else if (a == "-b") b = parse_size_arg(next());
+    else if (a == "-e") e = parse_size_arg(next());
+    else if (a == "-f") f = std::atof(next());
+    else if (a == "-R") o.rounds = std::atoi(next());
+    else if (a == "-B") o.block_ms = std::atof(next());
+    else if (a == "-m") o.margin = std::atof(next()) / 100.0;
+    else if (a == "-d") o.device = next();
+    else if (a == "-C") {
+      std::stringstream ss(next());
+      std::string name;
+      while (std::getline(ss, name, ',')) {
+        Coll c;
+        if (!select::parse_coll(name, &c)) fail("unknown collective '" + name + "'");
+        o.colls.push_back(c);
+      }
+    } else if (a == "-h" || a == "--help") {
+      usage();
+      MPI_Finalize();
+      std::exit(0);
+    } else {
+      usage();
+      fail("unknown option " + a);
+    }
+  }
+  o.min_bytes = b ? b : 8;
+  o.max_bytes = e ? e : (o.quick ? 1u << 20 : 64u << 20);
+  o.factor = f > 1 ? f : (o.quick ? 8 : 4);
+  if (o.rounds <= 0) o.rounds = o.quick ? 5 : 7;
+  if (o.block_ms <= 0) o.block_ms = o.quick ? 4 : 20;
+  if (o.colls.empty()) o.colls.assign(std::begin(kDefaultColls), std::end(kDefaultColls));
+  if (o.device != "host" && o.device != "cuda" && o.device != "auto") fail("-d takes host, cuda or auto");
+  return o;
+}
+
+// ---- buffers and calls ------------------------------------------------------
+
+struct Buffers {
+  void* send = nullptr;
+  void* recv = nullptr;
+  bool device = false;
+  std::size_t bytes = 0;
+  void make(std::size_t n, bool dev) {
+    device = dev;
+    bytes = n;
+    if (dev) {
+      if (!cuda::alloc_device(n, &send) || !cuda::alloc_device(n, &recv)) fail("cudaMalloc failed");
+    } else {
+      send = std::calloc(1, n);
+      recv = std::calloc(1, n);
+      if (!send || !recv) fail("out of memory");
+      // Non-zero floats, so reductions do real arithmetic.
+      for (std::size_t i = 0; i < n / sizeof(float); ++i) static_cast<float*>(send)[i] = 1.0f + (i % 7);
+    }
+  }
+  // At least n bytes (grown as the sizes of a grid grow).
+  void fit(std::size_t n, bool dev) {
+    if (n <= bytes && (send || n == 0)) return;
+    release();
+    make(n, dev);
+  }
+  void release() {
+    if (device) {
+      cuda::free_device(send);
+      cuda::free_device(recv);
+    } else {
+      std::free(send);
+      std::free(recv);
+    }
+    send = recv = nullptr;
+    bytes = 0;
+  }
+};
+
+// One size of one collective: element counts and the bytes selection sees.
+struct Shape {
+  int count = 0;             // elements: the vector, or one rank's block
+  std::size_t query = 0;     // select::Query::bytes
+  std::vector<int> counts, displs;  // v-variants: equal blocks
+};
+
+bool blocked(Coll c) {
+  return c == Coll::allgather || c == Coll::alltoall || c == Coll::gather || c == Coll::scatter ||
+         c == Coll::reduce_scatter_block || c == Coll::allgatherv || c == Coll::reduce_scatter;
+}
+
+Shape shape_of(Coll c, std::size_t bytes) {
+  Shape s;
+  const std::size_t n = static_cast<std::size_t>(g_size);
+  if (c == Coll::barrier) return s;
+  if (blocked(c)) {
+    s.count = static_cast<int>(std::max<std::size_t>(1, bytes / sizeof(float) / n));
+    s.query = static_cast<std::size_t>(s.count) * sizeof(float) * n;
+    s.counts.assign(n, s.count);
+    for (std::size_t r = 0; r < n; ++r) s.displs.push_back(static_cast<int>(r) * s.count);
+  } else {
+    s.count = static_cast<int>(std::max<std::size_t>(1, bytes / sizeof(float)));
+    s.query = static_cast<std::size_t>(s.count) * sizeof(float);
+  }
+  return s;
+}
+
+// The largest buffer one rank needs for `s`.
+std::size_t buffer_bytes(Coll c, const Shape& s) {
+  const std::size_t e = static_cast<std::size_t>(s.count) * sizeof(float);
+  return blocked(c) ? e * static_cast<std::size_t>(g_size) : std::max<std::size_t>(e, sizeof(float));
+}
+
+int call(Coll c, bool mpi, const Shape& s, Buffers& b) {
+  MPI_Comm w = MPI_COMM_WORLD;
+  const MPI_Datatype F = MPI_FLOAT;
+  const int k = s.count;
+  switch (c) {
+    case Coll::allreduce:
+      return mpi ? MPI_Allreduce(b.send, b.recv, k, F, MPI_SUM, w) : DUCT_Allreduce(b.send, b.recv, k, F, MPI_SUM, w);
+    case Coll::bcast: return mpi ? MPI_Bcast(b.recv, k, F, 0, w) : DUCT_Bcast(b.recv, k, F, 0, w);
+    case Coll::reduce:
+      return mpi ? MPI_Reduce(b.send, b.recv, k, F, MPI_SUM, 0, w) : DUCT_Reduce(b.send, b.recv, k, F, MPI_SUM, 0, w);
+    case Coll::allgather:
+      return mpi ? MPI_Allgather(b.send, k, F, b.recv, k, F, w) : DUCT_Allgather(b.send, k, F, b.recv, k, F, w);
+    case Coll::allgatherv:
+      return mpi ? MPI_Allgatherv(b.send, k, F, b.recv, s.counts.data(), s.displs.data(), F, w)
+                 : DUCT_Allgatherv(b.send, k, F, b.recv, s.counts.data(), s.displs.data(), F, w);
+    case Coll::reduce_scatter_block:
+      return mpi ? MPI_Reduce_scatter_block(b.send, b.recv, k, F, MPI_SUM, w)
+                 : DUCT_Reduce_scatter_block(b.send, b.recv, k, F, MPI_SUM, w);
+    case Coll::reduce_scatter:
+      return mpi ? MPI_Reduce_scatter(b.send, b.recv, s.counts.data(), F, MPI_SUM, w)
+                 : DUCT_Reduce_scatter(b.send, b.recv, s.counts.data(), F, MPI_SUM, w);
+    case Coll::alltoall:
+      return mpi ? MPI_Alltoall(b.send, k, F, b.recv, k, F, w) : DUCT_Alltoall(b.send, k, F, b.recv, k, F, w);
+    case Coll::gather:
+      return mpi ? MPI_Gather(b.send, k, F, b.recv, k, F, 0, w) : DUCT_Gather(b.send, k, F, b.recv, k, F, 0, w);
+    case Coll::scatter:
+      return mpi ? MPI_Scatter(b.send, k, F, b.recv, k, F, 0, w) : DUCT_Scatter(b.send, k, F, b.recv, k, F, 0, w);
+    case Coll::barrier: return mpi ? MPI_Barrier(w) : DUCT_Barrier(w);
+    default: return MPI_ERR_OTHER;
+  }
+}
+
+// The sizes to measure c at (selection bytes before rounding to elements).
+std::vector<std::size_t> size_grid(const Options& o, Coll c) {
+  std::vector<std::size_t> grid;
+  if (c == Coll::barrier) return {0};
+  for (double b = static_cast<double>(o.min_bytes); b <= static_cast<double>(o.max_bytes) * 1.0001; b *= o.factor)
+    grid.push_back(static_cast<std::size_t>(b));
+  return grid;
+}
+
+// ---- timing -----------------------------------------------------------------
+
+double now_us() {
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_nsec) / 1e3;
+}
+
+double slowest(double mine) {
+  double all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return all;
+}
+
+// A contestant: an algorithm forced by DUCT_Tune, or the MPI library (algo -1).
+struct Contestant {
+  int algo = -1;
+  std::vector<double> times;  // us per call, one per round
+  double median() const {
+    if (times.empty()) return INFINITY;
+    std::vector<double> t = times;
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  }
+  const char* name() const { return algo < 0 ? "MPI" : select::algorithms()[static_cast<size_t>(algo)].name; }
+};
+
+void force(Coll c, int algo) {
+  std::string rule = std::string(select::coll_name(c)) + ":0-inf:" + select::algorithms()[static_cast<size_t>(algo)].name;
+  if (DUCT_Tune(rule.c_str()) != MPI_SUCCESS) fail("DUCT_Tune(" + rule + ") failed");
+}
+
+// Time `iters` calls as one block (us per call, slowest rank).
+double block(Coll c, const Contestant& who, const Shape& s, Buffers& b, int iters) {
+  if (who.algo >= 0) force(c, who.algo);
+  if (call(c, who.algo < 0, s, b) != MPI_SUCCESS) fail(std::string(select::coll_name(c)) + " failed");
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double t0 = now_us();
+  for (int i = 0; i < iters; ++i)
+    if (call(c, who.algo < 0, s, b) != MPI_SUCCESS) fail(std::string(select::coll_name(c)) + " failed");
+  return slowest((now_us() - t0) / iters);
+}
+
+// Calls per block so that one takes about `ms` (the same on every rank).
+int calibrate(Coll c, const Contestant& who, const Shape& s, Buffers& b, double ms) {
+  int iters = 1;
+  while (true) {
+    const double per = block(c, who, s, b, iters);
+    const double total = per * iters;
+    if (total >= ms * 1e3 / 4 || iters >= 1 << 20) return std::max(1, static_cast<int>(ms * 1e3 / std::max(per, 1e-3)));
+    iters = static_cast<int>(std::min<double>(1 << 20, iters * std::max(2.0, ms * 1e3 / 4 / std::max(total, 1e-3))));
+  }
+}
+
+// ---- one collective -----------------------------------------------------------
+
+struct SizeResult {
+  std::size_t query = 0;
+  int builtin = -1, chosen = -1;
+  double t_builtin = 0, t_chosen = 0, t_mpi = INFINITY;
+  std::vector<Contestant> all;
+  std::string note;  // the confirmation, or why the built-in choice stayed
+};
+
+struct CollResult {
+  Coll coll;
+  bool device;
+  std::vector<SizeResult> sizes;
+  std::vector<std::string> skipped;  // algorithms that cannot serve this shape, with why
+};
+
+// Whether the algorithm that served the last call of `c` is `algo`
+// (forcing one that cannot serve falls back).
+bool ran(coll::Context* ctx, Coll c, int algo) {
+  const auto& last = ctx->last_choice[static_cast<int>(c)];
+  return last.algo == algo;
+}
+
+CollResult tune_coll(const Options& o, coll::Context* ctx, Coll c, bool device, const select::Table& builtin) {
+  CollResult res{c, device, {}, {}};
+  const std::vector<std::size_t> grid = size_grid(o, c);
+  Buffers buf;
+  for (std::size_t bytes : grid) {
+    const Shape s = shape_of(c, bytes);
+    if (!res.sizes.empty() && res.sizes.back().query == s.query) continue;  // rounded to the same size
+    buf.fit(buffer_bytes(c, s), device);
+    const select::Query q = coll::query_of(*ctx, c, s.query, device);
+    SizeResult r;
+    r.query = s.query;
+    r.builtin = builtin.choose(q);
+    for (std::size_t i = 0; i < select::algorithms().size(); ++i) {
+      const select::AlgoDesc& a = select::algorithms()[i];
+      if (a.coll != c) continue;
+      std::string why;
+      if (!a.can_serve(q, &why)) {
+        if (res.sizes.empty()) res.skipped.push_back(std::string(a.name) + ": " + why);
+        continue;
+      }
+      Contestant who{static_cast<int>(i), {}};
+      // Forcing it must make it run (the engine, for one, declines calls
+      // whose buffers do not all qualify).
+      force(c, who.algo);
+      if (call(c, false, s, buf) != MPI_SUCCESS) fail(std::string(select::coll_name(c)) + " failed");
+      int ok = ran(ctx, c, who.algo) ? 1 : 0, all_ok = 0;
+      MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+      if (all_ok) r.all.push_back(who);
+    }
+    if (!device) r.all.push_back(Contestant{-1, {}});  // the MPI library (host buffers only: it is not CUDA-aware)
+    auto find = [&](int algo) -> Contestant* {
+      for (Contestant& x : r.all)
+        if (x.algo == algo) return &x;
+      return nullptr;
+    };
+    Contestant* base = find(r.builtin);
+    if (!base) fail(strprintf("%s at %zu bytes: the built-in choice %s did not run", select::coll_name(c), s.query,
+                              r.builtin >= 0 ? select::algorithms()[static_cast<size_t>(r.builtin)].name : "?"));
+    const int iters = calibrate(c, *base, s, buf, o.block_ms);
+    for (int round = 0; round < o.rounds; ++round)
+      for (Contestant& x : r.all) x.times.push_back(block(c, x, s, buf, iters));
+    r.t_builtin = base->median();
+    if (Contestant* m = find(-1)) r.t_mpi = m->median();
+    r.chosen = r.builtin;
+    r.t_chosen = r.t_builtin;
+    const Contestant* best = base;
+    for (const Contestant& x : r.all)
+      if (x.algo >= 0 && x.median() < best->median()) best = &x;
+    if (best != base && best->median() < r.t_builtin * (1 - o.margin)) {
+      // Confirm side by side: the two alternate, twice as many new rounds,
+      // and the challenger must still win by half the margin.
+      Contestant a{best->algo, {}}, b{r.builtin, {}};
+      for (int round = 0; round < 2 * o.rounds; ++round) {
+        a.times.push_back(block(c, a, s, buf, iters));
+        b.times.push_back(block(c, b, s, buf, iters));
+      }
+      if (a.median() < b.median() * (1 - o.margin / 2)) {
+        r.chosen = best->algo;
+        r.t_chosen = a.median();
+        r.t_builtin = b.median();
+        r.note = strprintf("confirmed: %.3g against %.3g us", a.median(), b.median());
+      } else {
+        r.note = strprintf("%s not confirmed (%.3g against %.3g us): built-in kept", best->name(), a.median(),
+                           b.median());
+      }
+    } else if (best != base) {
+      r.note = strprintf("%s within the %.0f%% margin: built-in kept", best->name(), o.margin * 100);
+    }
+    res.sizes.push_back(std::move(r));
+  }
+  buf.release();
+  (void)DUCT_Tune("");
+  return res;
+}
+
+std::string fmt_size(std::size_t b) { return b == SIZE_MAX ? "inf" : config::format_size(b); }
+
+// ---- --verify -----------------------------------------------------------------
+
+// The rule groups of `text` (DUCT_TUNE format, '#' comments, one group per
+// line) that belong to collective c, joined with ';'.
+std::string rules_of(const std::string& text, Coll c) {
+  const std::string name = select::coll_name(c);
+  std::string out;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    line = line.substr(0, line.find('#'));
+    std::stringstream groups(line);
+    std::string g;
+    while (std::getline(groups, g, ';')) {
+      const std::size_t b = g.find_first_not_of(' ');
+      if (b == std::string::npos) continue;
+      g = g.substr(b);
+      if (g.compare(0, name.size(), name) == 0 && g.size() > name.size() && (g[name.size()] == ':' || g[name.size()] == '/'))
+        out += (out.empty() ? "" : ";") + g;
+    }
+  }
+  return out;
+}
+
+void tune_rules(const std::string& rules) {
+  if (DUCT_Tune(rules.c_str()) != MPI_SUCCESS) fail("DUCT_Tune(" + rules + ") failed");
+}
+
+// Tuned (the file's rules of c, then the built-in ones) against built-in
+// rules, alternating, at every size of the grid; returns the worst ratio
+// (built-in time / tuned time; below 1: the file is slower).
+double verify_coll(const Options& o, Coll c, const std::string& file_text, int* rows) {
+  const std::string builtin = rules_of(select::default_rules(), c);
+  const std::string filed = rules_of(file_text, c);
+  if (filed.empty()) return INFINITY;
+  const std::string tuned = filed + ";" + builtin;
+  const std::vector<std::size_t> grid = size_grid(o, c);
+  Buffers buf;
+  std::size_t last = SIZE_MAX;
+  double worst = INFINITY;
+  for (std::size_t bytes : grid) {
+    const Shape s = shape_of(c, bytes);
+    if (s.query == last) continue;
+    last = s.query;
+    buf.fit(buffer_bytes(c, s), false);
+    auto timed = [&](const std::string& rules, int iters) {
+      tune_rules(rules);
+      if (call(c, false, s, buf) != MPI_SUCCESS) fail(std::string(select::coll_name(c)) + " failed");
+      MPI_Barrier(MPI_COMM_WORLD);
+      const double t0 = now_us();
+      for (int i = 0; i < iters; ++i)
+        if (call(c, false, s, buf) != MPI_SUCCESS) fail(std::string(select::coll_name(c)) + " failed");
+      return slowest((now_us() - t0) / iters);
+    };
+    // Calls per block from the built-in rules' time.
+    int iters = 1;
+    for (double total = 0; total < o.block_ms * 1e3 / 4 && iters < (1 << 20); iters *= 4) total = timed(builtin, iters) * iters;
+    iters = std::max(1, static_cast<int>(o.block_ms * 1e3 / std::max(timed(builtin, iters), 1e-3)));
+    Contestant a{0, {}}, b{0, {}};
+    for (int round = 0; round < o.rounds; ++round) {
+      a.times.push_back(timed(builtin, iters));
+      b.times.push_back(timed(tuned, iters));
+    }
+    const double ratio = a.median() / b.median();
+    worst = std::min(worst, ratio);
+    ++*rows;
+    if (g_rank == 0)
+      std::printf("%-20s %9s %12.3f %12.3f %8.2f\n", select::coll_name(c), fmt_size(s.query).c_str(), a.median(),
+                  b.median(), ratio);
+  }
+  buf.release();
+  tune_rules("");
+  return worst;
+}
+
+// ---- rules ------------------------------------------------------------------
+
+// The boundary between two measured sizes: their geometric mean, rounded
+// to a power of two.
+std::size_t boundary(std::size_t a, std::size_t b) {
+  const double g = std::sqrt(static_cast<double>(std::max<std::size_t>(a, 1)) * static_cast<double>(b));
+  std::size_t p = 1;
+  while (static_cast<double>(p) * 1.5 < g) p <<= 1;
+  return std::clamp(p, a + 1, b);
+}
+
+bool has_engine(Coll c) { return select::find_algo(c, "engine") >= 0; }
+
+std::string rule_text(const CollResult& cr, const std::string& quals, bool one_node) {
+  std::string out;
+  const char* cname = select::coll_name(cr.coll);
+  for (const SizeResult& r : cr.sizes) {
+    std::string others;
+    for (const Contestant& x : r.all)
+      if (x.algo != r.chosen && x.algo >= 0) others += strprintf(" %s %.3g", x.name(), x.median());
+    out += strprintf("#   %9s: %s %.3g us%s; built-in %s %.3g us;%s%s%s\n", fmt_size(r.query).c_str(),
+                     select::algorithms()[static_cast<size_t>(r.chosen)].name, r.t_chosen,
+                     std::isfinite(r.t_mpi) ? strprintf(" (MPI %.3g us)", r.t_mpi).c_str() : "",
+                     select::algorithms()[static_cast<size_t>(r.builtin)].name, r.t_builtin, others.c_str(),
+                     r.note.empty() ? "" : "; ", r.note.c_str());
+  }
+  for (const std::string& s : cr.skipped) out += "#   cannot serve this shape: " + s + "\n";
+  std::string line = std::string(cname) + quals + (cr.device ? "/cuda" : "") + ":";
+  // Host rules leave device calls on one node to the device engine first
+  // (it agrees with the other ranks whether every buffer qualifies).
+  bool first = true;
+  if (!cr.device && one_node && has_engine(cr.coll)) {
+    line += "0-inf:engine";
+    first = false;
+  }
+  std::size_t lo = 0;
+  for (std::size_t i = 0; i < cr.sizes.size(); ++i) {
+    const bool last = i + 1 == cr.sizes.size();
+    if (!last && cr.sizes[i + 1].chosen == cr.sizes[i].chosen) continue;
+    const std::size_t hi = last ? SIZE_MAX : boundary(cr.sizes[i].query, cr.sizes[i + 1].query);
+    line += strprintf("%s%s-%s:%s", first ? "" : ",", fmt_size(lo).c_str(), fmt_size(hi).c_str(),
+                      select::algorithms()[static_cast<size_t>(cr.sizes[i].chosen)].name);
+    first = false;
+    lo = hi;
+  }
+  return out + line + "\n";
+}
+
+// Replace the section of `key` in `old` (sections start at "# duct-tune
+// shape: <key>" lines and run to the next one), or append it.
+std::string merge(const std::string& old, const std::string& key, const std::string& section,
+                  const std::string& header) {
+  const std::string mark = "# duct-tune shape: ";
+  std::vector<std::pair<std::string, std::string>> parts;  // key ("" = preamble), text
+  parts.push_back({"", ""});
+  std::istringstream in(old);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(mark, 0) == 0) parts.push_back({line.substr(mark.size()), ""});
+    parts.back().second += line + "\n";
+  }
+  std::string out = parts[0].second.empty() ? header : parts[0].second;
+  bool placed = false;
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    if (parts[i].first == key) {
+      out += section;
+      placed = true;
+    } else {
+      out += parts[i].second;
+    }
+  }
+  if (!placed) out += section;
+  return out;
+}
+
+std::string today() {
+  std::time_t t = std::time(nullptr);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  const Options o = parse(argc, argv);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  if (g_size < 2) fail("run it on the ranks of the shape to tune (mpirun -np N with N >= 2)");
+
+  // duct's context of MPI_COMM_WORLD, as a first collective sets it up.
+  coll::Runtime* rt = nullptr;
+  coll::Context* ctx = nullptr;
+  Status st = coll::Runtime::get(&rt);
+  if (st) st = rt->context(MPI_COMM_WORLD, &ctx);
+  if (!st) fail("duct cannot serve this job: " + st.message());
+  select::Table builtin;
+  if (!select::Table::make("", &builtin)) fail("the built-in rules do not parse");
+
+  int cuda_here = DUCT_Query_cuda_support(), cuda_all = 0;
+  MPI_Allreduce(&cuda_here, &cuda_all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (o.device == "cuda" && !cuda_all) fail("-d cuda: not every rank has a usable CUDA device");
+  std::vector<bool> kinds{false};
+  if (o.device == "cuda" || (o.device == "auto" && cuda_all)) kinds.push_back(true);
+
+  if (!o.verify.empty()) {
+    std::string text;
+    {
+      std::ifstream in(o.verify);
+      if (!in) fail("--verify: cannot read " + o.verify);
+      text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    if (g_rank == 0) {
+      std::printf("# duct-tune --verify %s: %d ranks, host buffers, built-in rules and the file's (before the "
+                  "built-in) alternating, %d rounds of %g ms blocks; ratio = built-in / file (below 1: the file is "
+                  "slower)\n", o.verify.c_str(), g_size, o.rounds, o.block_ms);
+      std::printf("%-20s %9s %12s %12s %8s\n", "collective", "size", "built-in us", "file us", "ratio");
+    }
+    double worst = INFINITY;
+    int rows = 0;
+    for (Coll c : o.colls) worst = std::min(worst, verify_coll(o, c, text, &rows));
+    if (g_rank == 0) std::printf("# %d sizes; worst ratio %.2f\n", rows, worst);
+    MPI_Finalize();
+    return 0;
+  }
+
+  const int nodes = ctx->topo.num_nodes, ppn = ctx->topo.ranks_per_node;
+  const bool one_node = nodes == 1;
+  const std::string quals = strprintf("/%s/n=%d-%d", one_node ? "node" : "nodes", g_size, g_size);
+  const std::string key = strprintf("%s n=%d", one_node ? "node" : "nodes", g_size) +
+                          (one_node ? "" : strprintf(" (%d nodes, %s ranks per node)", nodes,
+                                                     ppn ? std::to_string(ppn).c_str() : "different"));
+  if (g_rank == 0) {
+    std::printf("# duct-tune: %d ranks on %d node(s), %s buffers, %zu B to %s by x%g, %d rounds of %g ms blocks\n",
+                g_size, nodes, kinds.size() > 1 ? "host and device" : "host", o.min_bytes,
+                fmt_size(o.max_bytes).c_str(), o.factor, o.rounds, o.block_ms);
+    std::printf("%-20s %5s %9s %-20s %10s %-20s %10s %10s\n", "collective", "mem", "size", "built-in", "us", "tuned",
+                "us", "MPI us");
+    std::fflush(stdout);
+  }
+  const double t_start = now_us();
+  std::string section = "# duct-tune shape: " + key + "\n";
+  section += strprintf("# measured %s on %d rank(s) of %d node(s); sizes %zu B to %s by x%g, %d rounds of %g ms "
+                       "blocks, margin %.0f%%; times: median round, slowest rank, us per call\n",
+                       today().c_str(), g_size, nodes, o.min_bytes, fmt_size(o.max_bytes).c_str(), o.factor,
+                       o.rounds, o.block_ms, o.margin * 100);
+  int changed = 0, measured = 0;
+  for (bool dev : kinds) {
+    for (Coll c : o.colls) {
+      CollResult cr = tune_coll(o, ctx, c, dev, builtin);
+      for (const SizeResult& r : cr.sizes) {
+        ++measured;
+        changed += r.chosen != r.builtin;
+        if (g_rank == 0)
+          std::printf("%-20s %5s %9s %-20s %10.3f %-20s %10.3f %10s\n", select::coll_name(c), dev ? "cuda" : "host",
+                      fmt_size(r.query).c_str(), select::algorithms()[static_cast<size_t>(r.builtin)].name,
+                      r.t_builtin, select::algorithms()[static_cast<size_t>(r.chosen)].name, r.t_chosen,
+                      std::isfinite(r.t_mpi) ? strprintf("%.3f", r.t_mpi).c_str() : "-");
+      }
+      if (g_rank == 0) std::fflush(stdout);
+      section += strprintf("# %s, %s buffers:\n", select::coll_name(c), dev ? "device" : "host");
+      section += rule_text(cr, quals, one_node);
+    }
+  }
+  if (g_rank == 0) {
+    std::string old;
+    if (!o.replace) {
+      std::ifstream in(o.out);
+      if (in) old.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    const std::string header = strprintf(
+        "# duct selection rules, written by duct-tune (%s).\n"
+        "# duct reads them from DUCT_TUNE_FILE or from %s; they go before the\n"
+        "# built-in rules (duct-info -a shows the table in force). One section per communicator shape;\n"
+        "# run duct-tune again on another shape to add one. /cuda rules assume every rank of a call\n"
+        "# passes the same kind of memory.\n",
+        DUCT_Version_string(), config::default_rules_file());
+    std::string text = merge(old, key, section, header);
+    std::ofstream out(o.out, std::ios::trunc);
+    out << text;
+    if (!out) fail("cannot write " + o.out);
+    std::printf("# %d of %d sizes changed from the built-in choice; rules for '%s' written to %s in %.0f s\n", changed,
+                measured, key.c_str(), o.out.c_str(), (now_us() - t_start) / 1e6);
+  }
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,69 @@
+#!/bin/sh
+# tune.sh MPIRUN BUILD: duct-tune --quick writes selection rules that duct
+# reads back (DUCT_TUNE_FILE) and selects by, as DUCT_LOG=info shows; a
+# second shape adds its own section; ranks that read different rules files
+# get a clear error instead of choosing differently (and hanging).
+set -u
+mpirun=$1 build=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+run() { timeout 300 "$mpirun" "$@"; }
+
+# 1. Two shapes into one file.
+run -np 2 "$build/apps/duct-tune" --quick -o "$tmp/t.rules" || fail "duct-tune -np 2 exited $?"
+run -np 3 "$build/apps/duct-tune" --quick -e 64K -o "$tmp/t.rules" || fail "duct-tune -np 3 exited $?"
+cat "$tmp/t.rules"
+for shape in 'node n=2' 'node n=3'; do
+  [ "$(grep -c "^# duct-tune shape: $shape\$" "$tmp/t.rules")" = 1 ] || fail "not one section for '$shape'"
+done
+for c in allreduce bcast reduce allgather reduce_scatter_block alltoall gather scatter barrier allgatherv reduce_scatter; do
+  for n in 2 3; do
+    grep -q "^$c/node/n=$n-$n:" "$tmp/t.rules" || fail "no $c rule for n=$n"
+  done
+done
+# A rerun of a shape replaces its section.
+run -np 2 "$build/apps/duct-tune" --quick -C barrier -o "$tmp/t.rules" || fail "duct-tune rerun exited $?"
+[ "$(grep -c '^# duct-tune shape: node n=2$' "$tmp/t.rules")" = 1 ] || fail "rerun duplicated the section"
+grep -q '^allreduce/node/n=2-2:' "$tmp/t.rules" && fail "rerun kept the old n=2 rules"
+grep -q '^allreduce/node/n=3-3:' "$tmp/t.rules" || fail "rerun dropped the n=3 section"
+
+# 2. duct reads it: duct-info -a marks its rules, DUCT_LOG=info names it.
+info=$(DUCT_TUNE_FILE="$tmp/t.rules" "$build/apps/duct-info" -a)
+echo "$info" | grep -q "^# rules file: $tmp/t.rules (DUCT_TUNE_FILE)" || fail "duct-info -a does not name the file"
+echo "$info" | grep -q '^barrier:.*{file}' || fail "duct-info -a shows no rule of the file"
+out=$(run -np 3 -x DUCT_TUNE_FILE="$tmp/t.rules" -x DUCT_LOG=info "$build/apps/duct-bench" -C allreduce -d host \
+      -b 8 -e 64K -f 64 -n 3 -w 1 2>&1) || fail "duct-bench with the tuned file exited $?"
+echo "$out" | grep 'info coll: DUCT_Allreduce'
+echo "$out" | grep -q 'info coll: DUCT_Allreduce on 3 ranks.* because .*/node/n=3-3 of the rules file' ||
+  fail "selection does not come from the tuned file"
+echo "$out" | awk '!/^#/ && NF >= 13 && $1 ~ /^[0-9]+$/ { rows++; if ($9 != 0 || $13 != 0) bad = 1 } END { exit bad || rows == 0 }' ||
+  fail "wrong results under the tuned file"
+
+# 3. A file changes selection: the built-in allreduce at 8 B on 2 ranks is
+# shm; this file says ring.
+printf '# hand-written\nallreduce/node/n=2-2:0-inf:ring  # every size\n' >"$tmp/ring.rules"
+out=$(run -np 2 -x DUCT_TUNE_FILE="$tmp/ring.rules" -x DUCT_LOG=info "$build/apps/duct-bench" -C allreduce -d host \
+      -b 8 -e 8 -n 3 -w 1 2>&1) || fail "duct-bench with ring.rules exited $?"
+echo "$out" | grep -q 'DUCT_Allreduce on 2 ranks.*: ring, because 8 bytes in \[0, inf)/node/n=2-2 of the rules file' ||
+  fail "the file did not change the selection"
+out=$(run -np 2 -x DUCT_LOG=info -x DUCT_TUNE_FILE=none "$build/apps/duct-bench" -C allreduce -d host -b 8 -e 8 -n 3 -w 1 2>&1)
+echo "$out" | grep -q 'DUCT_Allreduce on 2 ranks.*: shm, because' || fail "without the file the choice is not the built-in shm"
+
+# 4. Ranks with different files: an error on every rank, no hang.
+cat >"$tmp/split.sh" <<EOS
+#!/bin/sh
+[ "\${OMPI_COMM_WORLD_RANK:-0}" = 1 ] && export DUCT_TUNE_FILE=$tmp/ring.rules || export DUCT_TUNE_FILE=none
+exec "\$@"
+EOS
+chmod +x "$tmp/split.sh"
+out=$(run -np 2 "$tmp/split.sh" "$build/apps/duct-bench" -C allreduce -d host -b 8 -e 8 -n 1 -w 1 2>&1)
+rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "different rules files: exit $rc"
+echo "$out" | grep -q 'read different selection rules files' || { echo "$out"; fail "no message naming the rules files"; }
+
+# 5. A file that is named but missing is an error naming it.
+out=$(run -np 2 -x DUCT_TUNE_FILE="$tmp/missing.rules" "$build/apps/duct-bench" -C allreduce -d host -b 8 -e 8 -n 1 -w 1 2>&1)
+[ $? -ne 0 ] || fail "a missing DUCT_TUNE_FILE was accepted"
+echo "$out" | grep -q "DUCT_TUNE_FILE=$tmp/missing.rules cannot be read" || { echo "$out"; fail "no message naming the missing file"; }
+echo PASS
