@@ -2,17 +2,19 @@
 // machine and communicator shape it runs on, and write selection rules.
 //
 //   mpirun -np 16 duct-tune -o /opt/duct/etc/duct/tune.rules    (thorough)
-//   mpirun -np 2 duct-tune --quick -o tune.rules                 (a minute or two)
+//   mpirun -np 2 duct-tune --quick -o tune.rules                 (about 20 s here)
 //
 // For every collective and every size of a grid, every algorithm that can
 // serve the communicator (select::AlgoDesc::can_serve on its shape) is
 // forced in turn (DUCT_Tune) and timed, in rounds that alternate the
-// algorithms and the MPI library's own collective (the reference), so a
-// machine whose speed drifts favours none of them; the median round of each
-// counts. A size keeps the built-in rules' algorithm unless another was
-// faster by the margin (-m), and then again by half the margin in a second,
-// separate measurement of the two side by side (the confirmation, twice the
-// rounds). Times are the
+// algorithms and the MPI library's own collective (the reference) and, round
+// by round, every size of the grid, so a machine whose speed drifts
+// favours none of them; the median round of each counts. A size keeps the
+// built-in rules' algorithm unless another was faster by the margin (-m,
+// or twice the noise measured there if larger: the built-in choice runs a
+// second time per round, and its two medians differ by the machine's
+// noise), and then again by half that in a second, separate measurement of
+// the two side by side (the confirmation, twice the rounds). Times are the
 // slowest rank's (MPI_Allreduce MAX), so every rank reaches the same rules.
 //
 // The rules go to a file in DUCT_TUNE's format, one rule line per
@@ -94,7 +96,7 @@ void usage() {
       "  -C c1,c2       collectives (default: all with a choice of algorithms)\n"
       "  -b SIZE -e SIZE -f F   size grid (selection sizes in bytes, see duct-info -a)\n"
       "  -R N           rounds per size; -B MS: target ms per timed block\n"
-      "  -m PCT         margin a challenger must win by (default 5)\n"
+      "  -m PCT         least margin a challenger must win by (default 5; twice the measured noise if larger)\n"
       "  -d host|cuda|auto      buffers to tune for (auto: device too when every rank has a GPU)\n");
 }
 
@@ -326,6 +328,8 @@ struct SizeResult {
   std::size_t query = 0;
   int builtin = -1, chosen = -1;
   double t_builtin = 0, t_chosen = 0, t_mpi = INFINITY;
+  double noise = 0;  // the built-in choice against its twin: |ratio - 1|
+  double need = 0;   // the margin a challenger had to win by here
   std::vector<Contestant> all;
   std::string note;  // the confirmation, or why the built-in choice stayed
 };
@@ -346,11 +350,13 @@ bool ran(coll::Context* ctx, Coll c, int algo) {
 
 CollResult tune_coll(const Options& o, coll::Context* ctx, Coll c, bool device, const select::Table& builtin) {
   CollResult res{c, device, {}, {}};
-  const std::vector<std::size_t> grid = size_grid(o, c);
+  // Every size first: its shape, the candidates that run, calls per block.
+  std::vector<Shape> shapes;
+  std::vector<int> iters;
   Buffers buf;
-  for (std::size_t bytes : grid) {
+  for (std::size_t bytes : size_grid(o, c)) {
     const Shape s = shape_of(c, bytes);
-    if (!res.sizes.empty() && res.sizes.back().query == s.query) continue;  // rounded to the same size
+    if (!shapes.empty() && shapes.back().query == s.query) continue;  // rounded to the same size
     buf.fit(buffer_bytes(c, s), device);
     const select::Query q = coll::query_of(*ctx, c, s.query, device);
     SizeResult r;
@@ -374,45 +380,70 @@ CollResult tune_coll(const Options& o, coll::Context* ctx, Coll c, bool device, 
       if (all_ok) r.all.push_back(who);
     }
     if (!device) r.all.push_back(Contestant{-1, {}});  // the MPI library (host buffers only: it is not CUDA-aware)
-    auto find = [&](int algo) -> Contestant* {
-      for (Contestant& x : r.all)
-        if (x.algo == algo) return &x;
-      return nullptr;
-    };
-    Contestant* base = find(r.builtin);
+    const Contestant* base = nullptr;
+    for (const Contestant& x : r.all)
+      if (x.algo == r.builtin) base = &x;
     if (!base) fail(strprintf("%s at %zu bytes: the built-in choice %s did not run", select::coll_name(c), s.query,
                               r.builtin >= 0 ? select::algorithms()[static_cast<size_t>(r.builtin)].name : "?"));
-    const int iters = calibrate(c, *base, s, buf, o.block_ms);
-    for (int round = 0; round < o.rounds; ++round)
-      for (Contestant& x : r.all) x.times.push_back(block(c, x, s, buf, iters));
-    r.t_builtin = base->median();
-    if (Contestant* m = find(-1)) r.t_mpi = m->median();
-    r.chosen = r.builtin;
-    r.t_chosen = r.t_builtin;
-    const Contestant* best = base;
-    for (const Contestant& x : r.all)
-      if (x.algo >= 0 && x.median() < best->median()) best = &x;
-    if (best != base && best->median() < r.t_builtin * (1 - o.margin)) {
-      // Confirm side by side: the two alternate, twice as many new rounds,
-      // and the challenger must still win by half the margin.
-      Contestant a{best->algo, {}}, b{r.builtin, {}};
-      for (int round = 0; round < 2 * o.rounds; ++round) {
-        a.times.push_back(block(c, a, s, buf, iters));
-        b.times.push_back(block(c, b, s, buf, iters));
-      }
-      if (a.median() < b.median() * (1 - o.margin / 2)) {
-        r.chosen = best->algo;
-        r.t_chosen = a.median();
-        r.t_builtin = b.median();
-        r.note = strprintf("confirmed: %.3g against %.3g us", a.median(), b.median());
-      } else {
-        r.note = strprintf("%s not confirmed (%.3g against %.3g us): built-in kept", best->name(), a.median(),
-                           b.median());
-      }
-    } else if (best != base) {
-      r.note = strprintf("%s within the %.0f%% margin: built-in kept", best->name(), o.margin * 100);
-    }
+    iters.push_back(calibrate(c, *base, s, buf, o.block_ms));
+    shapes.push_back(s);
     res.sizes.push_back(std::move(r));
+  }
+  // Rounds outermost: a machine whose speed changes for a while (another
+  // job, a VM's cores moved on the host) then slows one round of every size
+  // and every candidate, not every round of a few sizes, and the medians
+  // skip it. The built-in choice runs twice per round (its twin last): how
+  // far the two medians differ is this machine's noise at that size, and a
+  // challenger must win by twice that (or the margin, if larger).
+  std::vector<Contestant> twins;
+  for (const SizeResult& r : res.sizes) twins.push_back(Contestant{r.builtin, {}});
+  for (int round = 0; round < o.rounds; ++round)
+    for (std::size_t z = 0; z < shapes.size(); ++z) {
+      for (Contestant& x : res.sizes[z].all) x.times.push_back(block(c, x, shapes[z], buf, iters[z]));
+      twins[z].times.push_back(block(c, twins[z], shapes[z], buf, iters[z]));
+    }
+  // Challengers that beat the built-in choice by the margin; then the
+  // confirmation, side by side, rounds outermost again, twice as many: a
+  // challenger must still win by half the margin.
+  std::vector<std::pair<Contestant, Contestant>> duel(shapes.size());  // challenger, built-in
+  std::vector<std::size_t> duels;
+  for (std::size_t z = 0; z < shapes.size(); ++z) {
+    SizeResult& r = res.sizes[z];
+    const Contestant* base = nullptr;
+    const Contestant* best = nullptr;
+    for (const Contestant& x : r.all) {
+      if (x.algo == r.builtin) base = &x;
+      if (x.algo >= 0 && (!best || x.median() < best->median())) best = &x;
+      if (x.algo < 0) r.t_mpi = x.median();
+    }
+    r.chosen = r.builtin;
+    r.t_chosen = r.t_builtin = base->median();
+    r.noise = std::fabs(base->median() / twins[z].median() - 1);
+    r.need = std::min(0.5, std::max(o.margin, 2 * r.noise));
+    if (best != base && best->median() < r.t_builtin * (1 - r.need)) {
+      duel[z] = {Contestant{best->algo, {}}, Contestant{r.builtin, {}}};
+      duels.push_back(z);
+    } else if (best != base) {
+      r.note = strprintf("%s within the %.0f%% margin: built-in kept", best->name(), r.need * 100);
+    }
+  }
+  for (int round = 0; round < 2 * o.rounds; ++round)
+    for (std::size_t z : duels) {
+      duel[z].first.times.push_back(block(c, duel[z].first, shapes[z], buf, iters[z]));
+      duel[z].second.times.push_back(block(c, duel[z].second, shapes[z], buf, iters[z]));
+    }
+  for (std::size_t z : duels) {
+    SizeResult& r = res.sizes[z];
+    const Contestant& a = duel[z].first;
+    const Contestant& b = duel[z].second;
+    if (a.median() < b.median() * (1 - r.need / 2)) {
+      r.chosen = a.algo;
+      r.t_chosen = a.median();
+      r.t_builtin = b.median();
+      r.note = strprintf("confirmed: %.3g against %.3g us", a.median(), b.median());
+    } else {
+      r.note = strprintf("%s not confirmed (%.3g against %.3g us): built-in kept", a.name(), a.median(), b.median());
+    }
   }
   buf.release();
   (void)DUCT_Tune("");
@@ -449,51 +480,73 @@ void tune_rules(const std::string& rules) {
   if (DUCT_Tune(rules.c_str()) != MPI_SUCCESS) fail("DUCT_Tune(" + rules + ") failed");
 }
 
+// The worst ratios of a verification: where the file's rules choose
+// another algorithm than the built-in ones, and where they choose the same
+// (the two sides then run the same code: the machine's noise).
+struct Worst {
+  double differ = INFINITY, same = INFINITY;
+  int rows_differ = 0, rows_same = 0;
+};
+
 // Tuned (the file's rules of c, then the built-in ones) against built-in
-// rules, alternating, at every size of the grid; returns the worst ratio
-// (built-in time / tuned time; below 1: the file is slower).
-double verify_coll(const Options& o, Coll c, const std::string& file_text, int* rows) {
+// rules, alternating, at every size of the grid (ratio: built-in time /
+// tuned time; below 1: the file is slower).
+void verify_coll(const Options& o, coll::Context* ctx, Coll c, const std::string& file_text, Worst* w) {
   const std::string builtin = rules_of(select::default_rules(), c);
   const std::string filed = rules_of(file_text, c);
-  if (filed.empty()) return INFINITY;
+  if (filed.empty()) return;
   const std::string tuned = filed + ";" + builtin;
-  const std::vector<std::size_t> grid = size_grid(o, c);
+  select::Table tb, tt;
+  if (!select::Table::make(builtin, &tb) || !select::Table::make(tuned, &tt))
+    fail(std::string("--verify: the rules of ") + select::coll_name(c) + " do not parse");
   Buffers buf;
-  std::size_t last = SIZE_MAX;
-  double worst = INFINITY;
-  for (std::size_t bytes : grid) {
-    const Shape s = shape_of(c, bytes);
-    if (s.query == last) continue;
-    last = s.query;
-    buf.fit(buffer_bytes(c, s), false);
-    auto timed = [&](const std::string& rules, int iters) {
-      tune_rules(rules);
+  auto timed = [&](const std::string& rules, const Shape& s, int iters) {
+    tune_rules(rules);
+    if (call(c, false, s, buf) != MPI_SUCCESS) fail(std::string(select::coll_name(c)) + " failed");
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = now_us();
+    for (int i = 0; i < iters; ++i)
       if (call(c, false, s, buf) != MPI_SUCCESS) fail(std::string(select::coll_name(c)) + " failed");
-      MPI_Barrier(MPI_COMM_WORLD);
-      const double t0 = now_us();
-      for (int i = 0; i < iters; ++i)
-        if (call(c, false, s, buf) != MPI_SUCCESS) fail(std::string(select::coll_name(c)) + " failed");
-      return slowest((now_us() - t0) / iters);
-    };
+    return slowest((now_us() - t0) / iters);
+  };
+  std::vector<Shape> shapes;
+  std::vector<int> iters;
+  for (std::size_t bytes : size_grid(o, c)) {
+    const Shape s = shape_of(c, bytes);
+    if (!shapes.empty() && shapes.back().query == s.query) continue;
+    buf.fit(buffer_bytes(c, s), false);
     // Calls per block from the built-in rules' time.
-    int iters = 1;
-    for (double total = 0; total < o.block_ms * 1e3 / 4 && iters < (1 << 20); iters *= 4) total = timed(builtin, iters) * iters;
-    iters = std::max(1, static_cast<int>(o.block_ms * 1e3 / std::max(timed(builtin, iters), 1e-3)));
-    Contestant a{0, {}}, b{0, {}};
-    for (int round = 0; round < o.rounds; ++round) {
-      a.times.push_back(timed(builtin, iters));
-      b.times.push_back(timed(tuned, iters));
+    int k = 1;
+    for (double total = 0; total < o.block_ms * 1e3 / 4 && k < (1 << 20); k *= 4) total = timed(builtin, s, k) * k;
+    iters.push_back(std::max(1, static_cast<int>(o.block_ms * 1e3 / std::max(timed(builtin, s, k), 1e-3))));
+    shapes.push_back(s);
+  }
+  // Rounds outermost, as when tuning.
+  std::vector<Contestant> a(shapes.size()), b(shapes.size());
+  for (int round = 0; round < o.rounds; ++round)
+    for (std::size_t z = 0; z < shapes.size(); ++z) {
+      a[z].times.push_back(timed(builtin, shapes[z], iters[z]));
+      b[z].times.push_back(timed(tuned, shapes[z], iters[z]));
     }
-    const double ratio = a.median() / b.median();
-    worst = std::min(worst, ratio);
-    ++*rows;
+  for (std::size_t z = 0; z < shapes.size(); ++z) {
+    const select::Query q = coll::query_of(*ctx, c, shapes[z].query, false);
+    const int ab = tb.choose(q), at = tt.choose(q);
+    const double ratio = a[z].median() / b[z].median();
+    if (ab != at) {
+      w->differ = std::min(w->differ, ratio);
+      ++w->rows_differ;
+    } else {
+      w->same = std::min(w->same, ratio);
+      ++w->rows_same;
+    }
     if (g_rank == 0)
-      std::printf("%-20s %9s %12.3f %12.3f %8.2f\n", select::coll_name(c), fmt_size(s.query).c_str(), a.median(),
-                  b.median(), ratio);
+      std::printf("%-20s %9s %-20s %12.3f %-20s %12.3f %8.2f%s\n", select::coll_name(c),
+                  fmt_size(shapes[z].query).c_str(), select::algorithms()[static_cast<size_t>(ab)].name,
+                  a[z].median(), select::algorithms()[static_cast<size_t>(at)].name, b[z].median(), ratio,
+                  ab != at ? "  *" : "");
   }
   buf.release();
   tune_rules("");
-  return worst;
 }
 
 // ---- rules ------------------------------------------------------------------
@@ -516,10 +569,11 @@ std::string rule_text(const CollResult& cr, const std::string& quals, bool one_n
     std::string others;
     for (const Contestant& x : r.all)
       if (x.algo != r.chosen && x.algo >= 0) others += strprintf(" %s %.3g", x.name(), x.median());
-    out += strprintf("#   %9s: %s %.3g us%s; built-in %s %.3g us;%s%s%s\n", fmt_size(r.query).c_str(),
+    out += strprintf("#   %9s: %s %.3g us%s; built-in %s %.3g us (noise %.0f%%);%s%s%s\n", fmt_size(r.query).c_str(),
                      select::algorithms()[static_cast<size_t>(r.chosen)].name, r.t_chosen,
                      std::isfinite(r.t_mpi) ? strprintf(" (MPI %.3g us)", r.t_mpi).c_str() : "",
-                     select::algorithms()[static_cast<size_t>(r.builtin)].name, r.t_builtin, others.c_str(),
+                     select::algorithms()[static_cast<size_t>(r.builtin)].name, r.t_builtin, r.noise * 100,
+                     others.c_str(),
                      r.note.empty() ? "" : "; ", r.note.c_str());
   }
   for (const std::string& s : cr.skipped) out += "#   cannot serve this shape: " + s + "\n";
@@ -614,12 +668,15 @@ int main(int argc, char** argv) {
       std::printf("# duct-tune --verify %s: %d ranks, host buffers, built-in rules and the file's (before the "
                   "built-in) alternating, %d rounds of %g ms blocks; ratio = built-in / file (below 1: the file is "
                   "slower)\n", o.verify.c_str(), g_size, o.rounds, o.block_ms);
-      std::printf("%-20s %9s %12s %12s %8s\n", "collective", "size", "built-in us", "file us", "ratio");
+      std::printf("%-20s %9s %-20s %12s %-20s %12s %8s\n", "collective", "size", "built-in", "us", "file", "us",
+                  "ratio");
     }
-    double worst = INFINITY;
-    int rows = 0;
-    for (Coll c : o.colls) worst = std::min(worst, verify_coll(o, c, text, &rows));
-    if (g_rank == 0) std::printf("# %d sizes; worst ratio %.2f\n", rows, worst);
+    Worst w;
+    for (Coll c : o.colls) verify_coll(o, ctx, c, text, &w);
+    if (g_rank == 0)
+      std::printf("# %d sizes where the file chooses differently (*): worst ratio %.2f; %d sizes where both choose "
+                  "the same algorithm (the noise of this machine): worst ratio %.2f\n",
+                  w.rows_differ, w.rows_differ ? w.differ : 1.0, w.rows_same, w.rows_same ? w.same : 1.0);
     MPI_Finalize();
     return 0;
   }
