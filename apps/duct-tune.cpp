@@ -282,10 +282,12 @@ double slowest(double mine) {
   return all;
 }
 
-// A contestant: an algorithm forced by DUCT_Tune, or the MPI library (algo -1).
+// A contestant: an algorithm forced by DUCT_Tune, a set of rules (--verify),
+// or the MPI library (algo -1, no rules).
 struct Contestant {
   int algo = -1;
   std::vector<double> times;  // us per call, one per round
+  std::string rules;          // DUCT_Tune rules to time instead of one algorithm
   double median() const {
     if (times.empty()) return INFINITY;
     std::vector<double> t = times;
@@ -295,19 +297,24 @@ struct Contestant {
   const char* name() const { return algo < 0 ? "MPI" : select::algorithms()[static_cast<size_t>(algo)].name; }
 };
 
+void tune_rules(const std::string& rules) {
+  if (DUCT_Tune(rules.c_str()) != MPI_SUCCESS) fail("DUCT_Tune(" + rules + ") failed");
+}
+
 void force(Coll c, int algo) {
-  std::string rule = std::string(select::coll_name(c)) + ":0-inf:" + select::algorithms()[static_cast<size_t>(algo)].name;
-  if (DUCT_Tune(rule.c_str()) != MPI_SUCCESS) fail("DUCT_Tune(" + rule + ") failed");
+  tune_rules(std::string(select::coll_name(c)) + ":0-inf:" + select::algorithms()[static_cast<size_t>(algo)].name);
 }
 
 // Time `iters` calls as one block (us per call, slowest rank).
 double block(Coll c, const Contestant& who, const Shape& s, Buffers& b, int iters) {
-  if (who.algo >= 0) force(c, who.algo);
-  if (call(c, who.algo < 0, s, b) != MPI_SUCCESS) fail(std::string(select::coll_name(c)) + " failed");
+  const bool mpi = who.algo < 0 && who.rules.empty();
+  if (!who.rules.empty()) tune_rules(who.rules);
+  else if (!mpi) force(c, who.algo);
+  if (call(c, mpi, s, b) != MPI_SUCCESS) fail(std::string(select::coll_name(c)) + " failed");
   MPI_Barrier(MPI_COMM_WORLD);
   const double t0 = now_us();
   for (int i = 0; i < iters; ++i)
-    if (call(c, who.algo < 0, s, b) != MPI_SUCCESS) fail(std::string(select::coll_name(c)) + " failed");
+    if (call(c, mpi, s, b) != MPI_SUCCESS) fail(std::string(select::coll_name(c)) + " failed");
   return slowest((now_us() - t0) / iters);
 }
 
@@ -476,10 +483,6 @@ std::string rules_of(const std::string& text, Coll c) {
   return out;
 }
 
-void tune_rules(const std::string& rules) {
-  if (DUCT_Tune(rules.c_str()) != MPI_SUCCESS) fail("DUCT_Tune(" + rules + ") failed");
-}
-
 // The worst ratios of a verification: where the file's rules choose
 // another algorithm than the built-in ones, and where they choose the same
 // (the two sides then run the same code: the machine's noise).
@@ -500,15 +503,6 @@ void verify_coll(const Options& o, coll::Context* ctx, Coll c, const std::string
   if (!select::Table::make(builtin, &tb) || !select::Table::make(tuned, &tt))
     fail(std::string("--verify: the rules of ") + select::coll_name(c) + " do not parse");
   Buffers buf;
-  auto timed = [&](const std::string& rules, const Shape& s, int iters) {
-    tune_rules(rules);
-    if (call(c, false, s, buf) != MPI_SUCCESS) fail(std::string(select::coll_name(c)) + " failed");
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double t0 = now_us();
-    for (int i = 0; i < iters; ++i)
-      if (call(c, false, s, buf) != MPI_SUCCESS) fail(std::string(select::coll_name(c)) + " failed");
-    return slowest((now_us() - t0) / iters);
-  };
   std::vector<Shape> shapes;
   std::vector<int> iters;
   for (std::size_t bytes : size_grid(o, c)) {
@@ -516,17 +510,15 @@ void verify_coll(const Options& o, coll::Context* ctx, Coll c, const std::string
     if (!shapes.empty() && shapes.back().query == s.query) continue;
     buf.fit(buffer_bytes(c, s), false);
     // Calls per block from the built-in rules' time.
-    int k = 1;
-    for (double total = 0; total < o.block_ms * 1e3 / 4 && k < (1 << 20); k *= 4) total = timed(builtin, s, k) * k;
-    iters.push_back(std::max(1, static_cast<int>(o.block_ms * 1e3 / std::max(timed(builtin, s, k), 1e-3))));
+    iters.push_back(calibrate(c, Contestant{-1, {}, builtin}, s, buf, o.block_ms));
     shapes.push_back(s);
   }
   // Rounds outermost, as when tuning.
-  std::vector<Contestant> a(shapes.size()), b(shapes.size());
+  std::vector<Contestant> a(shapes.size(), Contestant{-1, {}, builtin}), b(shapes.size(), Contestant{-1, {}, tuned});
   for (int round = 0; round < o.rounds; ++round)
     for (std::size_t z = 0; z < shapes.size(); ++z) {
-      a[z].times.push_back(timed(builtin, shapes[z], iters[z]));
-      b[z].times.push_back(timed(tuned, shapes[z], iters[z]));
+      a[z].times.push_back(block(c, a[z], shapes[z], buf, iters[z]));
+      b[z].times.push_back(block(c, b[z], shapes[z], buf, iters[z]));
     }
   for (std::size_t z = 0; z < shapes.size(); ++z) {
     const select::Query q = coll::query_of(*ctx, c, shapes[z].query, false);
