@@ -25,14 +25,47 @@ log() { printf '[build-ucx-cuda] %s\n' "$*" >&2; }
 
 [ -x "$CUDA_HOME/bin/nvcc" ] || { log "no CUDA toolkit at $CUDA_HOME"; exit 77; }
 # UCX's --with-cuda needs NVML's header and library (its cuda_ipc transport
-# asks NVML for NVLink peers): CUDA's cuda-nvml-dev component, which the
-# build machine's toolkit lacks and Debian's main archive does not carry.
-if [ ! -x "$PREFIX/bin/ucx_info" ] && [ ! -f "$CUDA_HOME/include/nvml.h" ] &&
-   [ ! -f "$CUDA_HOME/targets/x86_64-linux/include/nvml.h" ]; then
-  log "no nvml.h under $CUDA_HOME (install CUDA's cuda-nvml-dev component): UCX $(
-    ls -d "$work"/ucx-*/ 2>/dev/null | head -1 | xargs -r basename) cannot be configured --with-cuda"
-  exit 77
+# asks NVML for NVLink peers). They come with CUDA's cuda-nvml-dev component
+# and the driver; the build machine's toolkit has neither and there is no
+# driver. Debian ships them in its non-free component (libnvidia-ml-dev: the
+# header of CUDA 11.8's NVML; libnvidia-ml1: the 535 driver's library). They
+# are unpacked into NVML_HOME, a prefix of their own, not installed: the
+# driver's packages would pull in its kernel module. On a machine with a
+# driver the driver's own libnvidia-ml.so.1 is found first at run time.
+NVML_HOME=${NVML_HOME:-}
+find_nvml() {
+  for d in "$NVML_HOME" "$CUDA_HOME" "$CUDA_HOME/targets/x86_64-linux" /usr /opt/nvml; do
+    [ -n "$d" ] && [ -f "$d/include/nvml.h" ] && { echo "$d"; return 0; }
+  done
+  return 1
+}
+if [ ! -x "$PREFIX/bin/ucx_info" ] && ! find_nvml >/dev/null; then
+  [ "$(id -u)" = 0 ] || { log "no nvml.h (CUDA's cuda-nvml-dev component) and not root to fetch Debian's"; exit 77; }
+  NVML_HOME=${NVML_HOME:-/opt/nvml}
+  log "no nvml.h under $CUDA_HOME: unpacking Debian non-free's libnvidia-ml-dev and libnvidia-ml1 into $NVML_HOME"
+  src=/etc/apt/sources.list.d/duct-nonfree.sources
+  cat >"$src" <<EOS
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: $(. /etc/os-release; echo "$VERSION_CODENAME")
+Components: non-free
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOS
+  # Only this list: the rest of the machine's apt state is left as it is.
+  apt-get update -q -o Dir::Etc::sourcelist="$src" -o Dir::Etc::sourceparts=- \
+    -o APT::Get::List-Cleanup=0 >/dev/null
+  dl=$(mktemp -d)
+  (cd "$dl" && apt-get download -q -o Dir::Etc::sourcelist="$src" -o Dir::Etc::sourceparts=- \
+     libnvidia-ml-dev libnvidia-ml1 >/dev/null 2>&1) ||
+    { log "apt-get download libnvidia-ml-dev libnvidia-ml1 failed (no non-free archive?)"; exit 77; }
+  rm -f "$src"
+  mkdir -p "$NVML_HOME/include" "$NVML_HOME/lib"
+  for deb in "$dl"/*.deb; do dpkg -x "$deb" "$dl/x"; done
+  cp "$dl/x/usr/include/nvml.h" "$NVML_HOME/include/"
+  cp -P "$dl"/x/usr/lib/x86_64-linux-gnu/nvidia/current/libnvidia-ml.so* "$NVML_HOME/lib/"
+  rm -rf "$dl"
 fi
+NVML_HOME=$(find_nvml || true)
 if [ ! -x "$PREFIX/bin/ucx_info" ]; then
   [ "$(id -u)" = 0 ] || { log "needs root (apt-get source, build-dep)"; exit 77; }
   # deb-src beside the existing apt sources (deb822 or one-line format).
@@ -54,12 +87,24 @@ if [ ! -x "$PREFIX/bin/ucx_info" ]; then
   cd "$src"
   log "building $(basename "$src") with CUDA ($CUDA_HOME) into $PREFIX"
   [ -x configure ] || ./autogen.sh >/dev/null
-  ./configure --prefix="$PREFIX" --with-cuda="$CUDA_HOME" --without-go --without-java --disable-doxygen-doc \
+  nvml_flags=()
+  if [ -n "$NVML_HOME" ] && [ "$NVML_HOME" != /usr ]; then
+    nvml_flags=(CPPFLAGS="-I$NVML_HOME/include" LDFLAGS="-L$NVML_HOME/lib -Wl,-rpath-link,$NVML_HOME/lib")
+  fi
+  : >"$work/make.log"
+  ./configure "${nvml_flags[@]}" --prefix="$PREFIX" --with-cuda="$CUDA_HOME" --without-go --without-java --disable-doxygen-doc \
     --enable-mt --disable-logging --disable-debug --disable-assertions --disable-params-check \
     >"$work/configure.log" 2>&1 || { tail -30 "$work/configure.log"; exit 1; }
   grep -i "cuda" "$work/configure.log" | grep -i "support\|check" | tail -5 >&2 || true
-  make -j"${UCX_JOBS:-$(nproc)}" >"$work/make.log" 2>&1 || { grep -B5 -A5 "error" "$work/make.log" | head -60; exit 1; }
-  make install >"$work/install.log" 2>&1
+  # The libraries, their modules and ucx_info only: UCX 1.13.1's test
+  # programs (test/apps/test_cuda_hook.c) call cuCtxCreate with three
+  # arguments, which CUDA 13 changed to four (cuCtxCreate_v4).
+  for d in src/ucm src/ucs src/uct src/ucp src/tools/info; do
+    make -C "$d" -j"${UCX_JOBS:-$(nproc)}" >>"$work/make.log" 2>&1 ||
+      { grep -B5 -A5 "error" "$work/make.log" | head -60; log "make in $d failed ($work/make.log)"; exit 1; }
+  done
+  for d in src/ucm src/ucs src/uct src/ucp src/tools/info; do make -C "$d" install >>"$work/install.log" 2>&1; done
+  make install-pkgconfigDATA >>"$work/install.log" 2>&1  # ucx.pc
 fi
 "$PREFIX/bin/ucx_info" -v | head -3 >&2
 ls "$PREFIX/lib/ucx" | grep -i cuda >&2 || log "warning: no CUDA transport modules in $PREFIX/lib/ucx"
