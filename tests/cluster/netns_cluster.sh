@@ -1,5 +1,5 @@
 #!/bin/bash
-# netns_cluster.sh BUILD_DIR: duct on a 2-node cluster of network namespaces
+# netns_cluster.sh BUILD_DIR DUCT_FAULT: duct on a 2-node cluster of network namespaces
 # (mpi_launch_scripts/netns-cluster.sh) with 2 rails (links) per node, 2
 # ranks per node:
 #   1. duct-info: intra-node pairs chose the intra-node channel (cma, or
@@ -9,10 +9,12 @@
 #      split-rail ones included, errors);
 #   3. the collective cases with 3 ranks on the 2 nodes (2 + 1: the
 #      split-rail forms step aside for the other algorithms);
-#   4. duct-bench allreduce beside MPI_Allreduce, #wrong must be 0.
+#   4. duct-bench allreduce beside MPI_Allreduce, #wrong must be 0;
+#   5. faults: every rank of node2 killed during 64 MiB allreduces, then
+#      node2's eth1 taken down during them (both within DUCT_TIMEOUT + 2 s).
 # Skipped (77) when not root or network namespaces are not available.
 set -uo pipefail
-build=$1
+build=$1 fault=$2
 export NETNS_CLUSTER_ID=${NETNS_CLUSTER_ID:-$((150 + $$ % 50))}
 source "$(dirname "$0")/cluster_up.sh"
 cluster_up 2
@@ -76,6 +78,36 @@ bench=$(mpi "$build/apps/duct-bench" -d host -b 8 -e 16M -f 8 -n 10 -w 2) || fai
 echo "$bench"
 echo "$bench" | awk '$1 ~ /^[0-9]+$/ && NF > 12 { rows++; if ($9 != 0 || $13 != 0) bad = 1 } END { exit bad || rows == 0 }' ||
   fail "duct-bench found wrong elements"
+
+# A node dies (every rank of node2 SIGKILLed at once, duct-fault kill-node)
+# during 64 MiB allreduces: each rank of node1 must return PEER_FAILED or
+# TIMEOUT within DUCT_TIMEOUT (5 s) + 2 s. --enable-recovery keeps mpirun
+# from killing the survivors before they report. Open MPI 4.1's mpirun
+# then does not exit once every rank is gone (its orteds in the namespaces
+# stay up under recovery), so the test waits for the survivors' lines and
+# for their processes to end, and then stops mpirun itself.
+echo "== every rank of node2 killed during 64 MiB allreduces (DUCT_TIMEOUT=5)"
+kn=$build/netns-killnode.log
+timeout 120 mpirun "${args[@]}" -np 4 -npernode 2 -x DUCT_TIMEOUT=5 --mca orte_abort_on_non_zero_status 0 \
+  --enable-recovery "$fault" kill-node >"$kn" 2>&1 &
+job=$!
+for _ in $(seq 60); do
+  [ "$(grep -c 'kill-node: error .* s after the kill' "$kn")" -ge 2 ] && break
+  kill -0 $job 2>/dev/null || break
+  sleep 1
+done
+# The survivors stay 7 s after reporting (so that neither looks like a
+# second failure to the other), then leave.
+for _ in $(seq 20); do pgrep -x duct-fault >/dev/null || break; sleep 1; done
+pgrep -x duct-fault >/dev/null && { pkill -9 -x duct-fault; fail "a rank of node1 did not exit 20 s after reporting"; }
+kill $job 2>/dev/null; wait $job 2>/dev/null
+grep -E "kill-node: |allreduce loop while" "$kn" | cut -c1-220
+[ "$(grep -c 'warmed up (2 rank(s) to be killed' "$kn")" -eq 4 ] || { tail -20 "$kn"; fail "the ranks did not warm up, or not 2 victims"; }
+[ "$(grep -c 'allreduce loop while a peer dies: \(PEER_FAILED\|TIMEOUT\)' "$kn")" -eq 2 ] ||
+  { tail -20 "$kn"; fail "not both ranks of node1 reported PEER_FAILED or TIMEOUT"; }
+awk '/kill-node: error .* s after the kill/ { n++; if ($5 + 0 > 7) bad = 1 } END { exit bad || n != 2 }' "$kn" ||
+  fail "a survivor took longer than DUCT_TIMEOUT + 2 s to report"
+echo "node2 killed: both ranks of node1 reported it within DUCT_TIMEOUT + 2 s"
 
 # Last (it breaks the cluster): a link taken down during 64 MiB allreduces.
 # Every rank must stop waiting within DUCT_TIMEOUT (5 s) with an error that

@@ -33,6 +33,10 @@
 //   kill       the last rank kills itself (SIGKILL) during a loop of large
 //              allreduces; the survivors get DUCT_ERRCLASS_PEER_FAILED or
 //              DUCT_ERRCLASS_TIMEOUT within DUCT_TIMEOUT (+ slack) and exit.
+//   kill-node  every rank on the last rank's node (MPI_Comm_split_type
+//              shared) kills itself at once, as when a node dies: the ranks
+//              of the other nodes get the same errors in the same time
+//              (tests/cluster/netns_cluster.sh runs it on real namespaces).
 #include <mpi.h>
 #include <signal.h>
 #include <unistd.h>
@@ -290,17 +294,38 @@ int run_first(bool check) {
 
 // ---- kill -----------------------------------------------------------------------------------
 
-int run_kill() {
+int run_kill(bool whole_node) {
+  const char* what = whole_node ? "kill-node" : "kill";
   MPI_Comm c;
   MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  // The victims: the last rank, or every rank of its node (a node is named
+  // by the lowest world rank on it).
+  bool victim = g_rank == g_size - 1;
+  int victims = 1;
+  if (whole_node) {
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int my_node = g_rank, last_node = 0;
+    MPI_Allreduce(MPI_IN_PLACE, &my_node, 1, MPI_INT, MPI_MIN, node);
+    MPI_Comm_free(&node);
+    last_node = my_node;
+    MPI_Bcast(&last_node, 1, MPI_INT, g_size - 1, MPI_COMM_WORLD);
+    victim = my_node == last_node;
+    int v = victim ? 1 : 0;
+    MPI_Allreduce(&v, &victims, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (victims == g_size) {
+      std::printf("rank %d: %s: every rank is on one node; needs two nodes\n", g_rank, what);
+      return 1;
+    }
+  }
   MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
   const std::size_t n = std::size_t{16} << 20;  // 64 MiB of floats: the ring algorithm
   std::vector<float> a(n, 1.0f), b(n);
   DUCT_Allreduce(a.data(), b.data(), static_cast<int>(n), MPI_FLOAT, MPI_SUM, c);  // wire everything up
-  std::printf("rank %d: kill: warmed up\n", g_rank);
+  std::printf("rank %d: %s: warmed up (%d rank(s) to be killed%s)\n", g_rank, what, victims,
+              victim ? ", this one among them" : "");
   std::fflush(stdout);
-  const int victim = g_size - 1;
-  if (g_rank == victim) {
+  if (victim) {
     std::thread([] {
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
       kill(getpid(), SIGKILL);
@@ -315,7 +340,7 @@ int run_kill() {
   }
   since_kill = std::chrono::duration<double>(clock_t_::now() - t0).count() - 0.3;
   report("allreduce loop while a peer dies", o);
-  std::printf("rank %d: kill: error %.2f s after the kill\n", g_rank, since_kill);
+  std::printf("rank %d: %s: error %.2f s after the kill\n", g_rank, what, since_kill);
   const int cls = o.cls;
   expect(cls == DUCT_Error_class(DUCT_ERRCLASS_PEER_FAILED) || cls == DUCT_Error_class(DUCT_ERRCLASS_TIMEOUT),
          "survivors get a peer-failed or timeout error");
@@ -348,10 +373,10 @@ int main(int argc, char** argv) {
     rc = run_first(false);
   } else if (mode == "first-check") {
     rc = run_first(true);
-  } else if (mode == "kill") {
-    rc = run_kill();
+  } else if (mode == "kill" || mode == "kill-node") {
+    rc = run_kill(mode == "kill-node");
   } else {
-    std::printf("usage: duct-fault mismatch|hang|hang-small|dump|dump-small|first|first-check|kill\n");
+    std::printf("usage: duct-fault mismatch|hang|hang-small|dump|dump-small|first|first-check|kill|kill-node\n");
   }
   std::printf("rank %d: %s\n", g_rank, g_ok && rc == 0 ? "PASS" : "FAIL");
   MPI_Finalize();
