@@ -464,22 +464,8 @@ std::string fmt_size(std::size_t b) { return b == SIZE_MAX ? "inf" : config::for
 // The rule groups of `text` (DUCT_TUNE format, '#' comments, one group per
 // line) that belong to collective c, joined with ';'.
 std::string rules_of(const std::string& text, Coll c) {
-  const std::string name = select::coll_name(c);
   std::string out;
-  std::istringstream lines(text);
-  std::string line;
-  while (std::getline(lines, line)) {
-    line = line.substr(0, line.find('#'));
-    std::stringstream groups(line);
-    std::string g;
-    while (std::getline(groups, g, ';')) {
-      const std::size_t b = g.find_first_not_of(' ');
-      if (b == std::string::npos) continue;
-      g = g.substr(b);
-      if (g.compare(0, name.size(), name) == 0 && g.size() > name.size() && (g[name.size()] == ':' || g[name.size()] == '/'))
-        out += (out.empty() ? "" : ";") + g;
-    }
-  }
+  for (const std::string& g : select::rule_groups(text, c)) out += (out.empty() ? "" : ";") + g;
   return out;
 }
 

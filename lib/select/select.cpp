@@ -364,7 +364,7 @@ int find_algo(Coll c, const std::string& name) noexcept {
 
 const char* default_rules() noexcept { return kDefaultRules; }
 
-Status parse_rules(const std::string& raw, std::vector<Rule>* out) {
+std::vector<std::string> rule_groups(const std::string& raw) {
   // The file form: '#' comments, one rule per line.
   std::string text;
   text.reserve(raw.size());
@@ -379,10 +379,28 @@ Status parse_rules(const std::string& raw, std::vector<Rule>* out) {
       text += ch == '\t' ? ' ' : ch;
     }
   }
-  std::vector<Rule> rules;
+  std::vector<std::string> out;
   for (std::string_view part : split(text, ';')) {
     part = trim(part);
-    if (part.empty()) continue;
+    if (!part.empty()) out.emplace_back(part);
+  }
+  return out;
+}
+
+std::vector<std::string> rule_groups(const std::string& text, Coll c) {
+  std::vector<std::string> out;
+  for (std::string& g : rule_groups(text)) {
+    const std::string_view head = std::string_view(g).substr(0, g.find_first_of(":/"));
+    Coll gc;
+    if (parse_coll(std::string(trim(head)), &gc) && gc == c) out.push_back(std::move(g));
+  }
+  return out;
+}
+
+Status parse_rules(const std::string& raw, std::vector<Rule>* out) {
+  std::vector<Rule> rules;
+  for (const std::string& group : rule_groups(raw)) {
+    const std::string_view part = group;
     size_t colon = part.find(':');
     if (colon == std::string_view::npos)
       return make_error(Errc::config, "DUCT_TUNE: '%.*s' has no ':' after the collective name",

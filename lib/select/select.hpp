@@ -97,6 +97,13 @@ const char* default_rules() noexcept;
 // starts a comment to the end of its line (the rules file's format).
 Status parse_rules(const std::string& text, std::vector<Rule>* out);
 
+// The groups of rules in `text` (DUCT_TUNE or file format) in order, each
+// "coll[/qualifier...]:<lo>-<hi>:<algo>,...", comments and blanks removed;
+// with `c`, only the groups of that collective. Not checked: parse_rules
+// says what is wrong.
+std::vector<std::string> rule_groups(const std::string& text);
+std::vector<std::string> rule_groups(const std::string& text, Coll c);
+
 class Table {
  public:
   // Built-in rules, overridden per collective by `tune` (may be empty).

@@ -25,6 +25,25 @@ std::string name(int algo) { return algo >= 0 ? algorithms()[static_cast<size_t>
 
 }  // namespace
 
+TEST_CASE("rule groups: one per rule, comments removed, by collective", "[select]") {
+  const std::string text =
+      "# head\n allreduce/node/n=2-2:0-4k:shm,4k-inf:ring # tail\n\nallgatherv:0-inf:ring; allgather:0-8:bruck\r\n"
+      "#allreduce:0-inf:rabenseifner\nallreduce:0-inf:ring";
+  const std::vector<std::string> all = rule_groups(text);
+  REQUIRE(all.size() == 4);
+  CHECK(all[0] == "allreduce/node/n=2-2:0-4k:shm,4k-inf:ring");
+  CHECK(all[2] == "allgather:0-8:bruck");
+  const std::vector<std::string> ar = rule_groups(text, Coll::allreduce);
+  REQUIRE(ar.size() == 2);
+  CHECK(ar[1] == "allreduce:0-inf:ring");
+  // allgather is not a prefix match of allgatherv.
+  const std::vector<std::string> ag = rule_groups(text, Coll::allgather);
+  REQUIRE(ag.size() == 1);
+  CHECK(ag[0] == "allgather:0-8:bruck");
+  CHECK(rule_groups(text, Coll::bcast).empty());
+  CHECK(rule_groups(" # only a comment\n;;\n").empty());
+}
+
 TEST_CASE("rules files: '#' comments and newlines separate rules", "[select]") {
   std::vector<Rule> r;
   REQUIRE(parse_rules("# a comment\nallreduce/node/n=2-2:0-4k:shm,4k-inf:ring  # tail\n\n"
