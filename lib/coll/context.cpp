@@ -369,7 +369,7 @@ Status Runtime::setup_context(Context& c, MPI_Comm comm, int me, int n, const Mp
     if (node.front() == c.topo.rank) c.leader_index_ = static_cast<int>(c.leaders_.size());
     c.leaders_.push_back(node.front());
   }
-  c.yield = yield_while_waiting(c.topo.local_size);
+  c.yield = yield_while_waiting(c.topo.machine_size);
   // The cid exchange also carries whether every rank's local setup worked
   // (one round fewer than a separate agreement).
   bool all_ok = false;

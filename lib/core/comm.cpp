@@ -42,6 +42,7 @@ Status build_topology(MPI_Comm comm, Topology* out, const MpiWait& wait) {
     int leader;
     int local_rank;
     char host[MPI_MAX_PROCESSOR_NAME];
+    char boot_id[40];  // the kernel's boot id: one per machine, shared by its namespaces
   };
   struct Bufs {
     int leader;
@@ -60,6 +61,10 @@ Status build_topology(MPI_Comm comm, Topology* out, const MpiWait& wait) {
   buf->mine.leader = buf->leader;
   buf->mine.local_rank = local_rank;
   std::snprintf(buf->mine.host, sizeof buf->mine.host, "%s", processor_name().c_str());
+  if (FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
+    if (!std::fgets(buf->mine.boot_id, sizeof buf->mine.boot_id, f)) buf->mine.boot_id[0] = '\0';
+    std::fclose(f);
+  }
   buf->rows.resize(static_cast<size_t>(t.size));
   DUCT_MPI_CHECK(PMPI_Iallgather(&buf->mine, sizeof(Row), MPI_BYTE, buf->rows.data(), sizeof(Row), MPI_BYTE, comm,
                                  &req));
@@ -83,6 +88,12 @@ Status build_topology(MPI_Comm comm, Topology* out, const MpiWait& wait) {
   t.node = t.node_of[static_cast<size_t>(t.rank)];
   t.local_rank = local_rank;
   t.local_size = local_size;
+  const Row& me = rows[static_cast<size_t>(t.rank)];
+  if (me.boot_id[0] != '\0')
+    t.machine_size = static_cast<int>(std::count_if(rows.begin(), rows.end(), [&me](const Row& r) {
+      return std::strncmp(r.boot_id, me.boot_id, sizeof r.boot_id) == 0;
+    }));
+  t.machine_size = std::max(t.machine_size, local_size);
   // Rails: with the same number of ranks on every node, rail i is the
   // ranks of local index i on every node, in node order.
   t.ranks_per_node = local_size;

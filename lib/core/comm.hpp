@@ -35,6 +35,10 @@ struct Topology {
   int node = 0;              // index of this rank's node, 0..num_nodes-1
   int local_rank = 0;        // rank within the node
   int local_size = 1;        // ranks of this communicator on the node
+  // Ranks of this communicator on this machine's kernel (same boot id):
+  // more than local_size where "nodes" with their own host names share one
+  // machine's cores (network namespaces, containers).
+  int machine_size = 1;
   std::vector<int> node_of;  // node index of every rank
   std::vector<int> local_rank_of;       // local rank of every rank
   std::vector<std::string> host_of;     // MPI_Get_processor_name of every rank

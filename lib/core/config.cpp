@@ -45,8 +45,8 @@ constexpr Var kTable[] = {
     {"DUCT_RING_SEGMENT", Kind::size, "256K", nullptr, true,
      "bytes per pipelined segment of a ring step"},
     {"DUCT_YIELD", Kind::choice, "auto", "auto|spin|yield", false,
-     "waiting ranks: spin, yield the core after a few idle polls, or auto (yield when a node "
-     "has more ranks than cores)"},
+     "waiting ranks: spin, yield the core after a few idle polls, or auto (yield when a machine "
+     "has more ranks than cores; ranks of one kernel count together, even under different host names)"},
     {"DUCT_TIMEOUT", Kind::seconds, "0", nullptr, false,
      "seconds a collective may go without progress before it returns a timeout error naming what it "
      "waits for (0: wait forever); the communicator is unusable afterwards"},
