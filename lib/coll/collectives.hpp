@@ -116,6 +116,7 @@ Sched reduce_scatter_split_rail(Context&, const CollArgs&, std::uint32_t);
 Sched alltoall_shm(Context&, const CollArgs&, std::uint32_t);
 Sched alltoall_bruck(Context&, const CollArgs&, std::uint32_t);
 Sched alltoall_pairwise(Context&, const CollArgs&, std::uint32_t);
+Sched alltoall_split_rail(Context&, const CollArgs&, std::uint32_t);
 Sched gather_shm(Context&, const CollArgs&, std::uint32_t);
 Sched gather_binomial(Context&, const CollArgs&, std::uint32_t);
 Sched gather_linear(Context&, const CollArgs&, std::uint32_t);

@@ -77,6 +77,7 @@ constexpr Impl kImpls[] = {
     {Coll::alltoall, "shm", &alltoall_shm, &alltoall_shm_now},
     {Coll::alltoall, "bruck", &alltoall_bruck},
     {Coll::alltoall, "pairwise", &alltoall_pairwise},
+    {Coll::alltoall, "split_rail", &alltoall_split_rail},
     {Coll::alltoallv, "pairwise", &alltoall_pairwise},
     {Coll::gather, "shm", &gather_shm, &gather_shm_now},
     {Coll::gather, "binomial", &gather_binomial},

@@ -47,12 +47,28 @@ bool rails(const Query& q, std::string* why) {
   return true;
 }
 
+// The split-rail alltoall names a block's node (or local index) in a
+// message's step: up to 2047 nodes and 2047 ranks per node.
+bool rails_alltoall(const Query& q, std::string* why) {
+  if (!rails(q, why)) return false;
+  if (q.num_nodes < 2048 && q.ranks_per_node < 2048) return true;
+  *why = "more than 2047 nodes or ranks per node";
+  return false;
+}
+
 // The built-in rules. Across nodes with the same number of ranks on each,
 // the split-rail forms from 16 KiB: on the emulated cluster (2 nodes x 2
 // ranks, 2 rails at 1 Gbit/s, docs/benchmarks/2026-11-23-cluster-2x2-rails.md)
 // they beat the flat and node-aware algorithms from 32 KiB (allreduce 230
 // against 408 us, bcast 137 against 275 us) and lose at 4 KiB and below,
-// where a message's latency, not a link's bandwidth, decides. The device engine comes first wherever it exists: on
+// where a message's latency, not a link's bandwidth, decides. The split-rail
+// alltoall from 32 KiB (2026-11-24: 138 against 180 us at 32 KiB, 6.7 against
+// 9.5 ms at 1 MiB; pairwise 124 against 151 us at 16 KiB). Below 16 KiB the
+// allgather of power-of-two communicators across nodes is recursive
+// doubling: with ranks placed by node, one of its log2(n) steps crosses the
+// network (Bruck's crosses in every step); 2 nodes x 2 ranks, 64 B-4 KiB:
+// 49-54 us against Bruck's 76-103 us (docs/benchmarks/2026-11-24-cluster-*).
+// The device engine comes first wherever it exists: on
 // one node it is one kernel over the peers' buffers, against a message
 // schedule (measured on an H100, docs/benchmarks/). Crossovers measured with
 // duct-bench -A on 2 and 4 ranks of the 2-core build machine
@@ -68,8 +84,9 @@ bool rails(const Query& q, std::string* why) {
 constexpr const char* kDefaultRules =
     "allreduce/nodes:16k-inf:split_rail,64k-inf:hierarchical;"
     "bcast/nodes:16k-inf:split_rail;reduce/nodes:16k-inf:split_rail;allgather/nodes:16k-inf:split_rail;"
-    "allgatherv/nodes:16k-inf:split_rail;reduce_scatter_block/nodes:16k-inf:split_rail;"
-    "reduce_scatter/nodes:16k-inf:split_rail;"
+    "allgather/nodes:0-16k:recursive_doubling;allgatherv/nodes:16k-inf:split_rail;"
+    "reduce_scatter_block/nodes:16k-inf:split_rail;"
+    "reduce_scatter/nodes:16k-inf:split_rail;alltoall/nodes:32k-inf:split_rail;"
     "allreduce:0-inf:engine;allreduce/n=1-4:0-8m:shm;"
     "allreduce:0-16k:shm,0-16k:recursive_doubling,16k-inf:ring;"
     "bcast:0-inf:engine,0-8m:shm;bcast/n=1-2:0-inf:binomial;bcast:0-64k:binomial,64k-inf:scatter_allgather;"
@@ -322,6 +339,11 @@ const std::vector<AlgoDesc>& algorithms() {
        "ceil(log2 n) steps, each moving the blocks whose index has bit k set (Bruck et al. 1997)", false, any},
       {Coll::alltoall, "pairwise",
        "n-1 steps; at step k every rank sends to rank+k and receives from rank-k (Thakur et al. 2005)", true, any},
+      {Coll::alltoall, "split_rail",
+       "split-rail: each rank hands its node's ranks their rails' blocks, then sends each peer node over its own rail "
+       "the node's blocks for its rail peer; every block crosses on its destination's rail (rail-aligned all-to-all, "
+       "NCCL 2.12 PXN)",
+       false, rails_alltoall},
       // alltoallv
       {Coll::alltoallv, "pairwise",
        "n-1 steps; at step k every rank sends to rank+k and receives from rank-k (Thakur et al. 2005)", true, any},

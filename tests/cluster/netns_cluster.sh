@@ -62,7 +62,7 @@ tail -n 3 "$build/netns-uneven.log"
 [ $rc -eq 0 ] || { grep -B2 -A12 FAILED "$build/netns-uneven.log" | head -60; fail "the collective cases failed on 3 ranks on 2 nodes"; }
 
 echo "== the split-rail collectives on an odd count large enough to pipeline (9000004 bytes), roots 0 and 3"
-for c in allreduce bcast reduce allgather reduce_scatter; do
+for c in allreduce bcast reduce allgather reduce_scatter alltoall; do
   for r in 0 3; do
     out=$(mpi -x DUCT_LOG=info "$build/apps/duct-bench" -d host -C "$c" -r "$r" -b 9000004 -e 9000004 -n 2 -w 1 2>&1) ||
       { echo "$out" | tail -5; fail "duct-bench $c failed"; }
@@ -71,7 +71,7 @@ for c in allreduce bcast reduce allgather reduce_scatter; do
       { echo "$out" | grep -v "^\[duct"; fail "duct-bench $c root $r found wrong elements"; }
   done
 done
-echo "split_rail allreduce, bcast, reduce, allgather, reduce_scatter: 0 wrong"
+echo "split_rail allreduce, bcast, reduce, allgather, reduce_scatter, alltoall: 0 wrong"
 
 echo "== duct-bench allreduce on 2 nodes x 2 ranks"
 bench=$(mpi "$build/apps/duct-bench" -d host -b 8 -e 16M -f 8 -n 10 -w 2) || fail "duct-bench failed"

@@ -5,7 +5,8 @@
 # the rail as a chain of the nodes once the pipeline has enough segments
 # (coll/common.hpp rail_chain) and as a binomial tree below that; both are
 # run here, on odd byte counts (one segment, several segments, the last one
-# short), with the root on the first, a middle and the last node. duct-bench
+# short), with the root on the first, a middle and the last node; and the
+# split-rail alltoall on the same sizes (nodes at every distance). duct-bench
 # checks every element against the MPI library's own collective (#wrong
 # must be 0). Skipped (77) when not root or network namespaces are not
 # available.
@@ -16,7 +17,7 @@ source "$(dirname "$0")/cluster_up.sh"
 cluster_up "$nodes"
 np=$((2 * nodes))
 last=$((np - 1)) middle=$(( (nodes / 2) * 2 + 1 ))
-for c in bcast reduce allreduce allgather reduce_scatter; do
+for c in bcast reduce allreduce allgather reduce_scatter alltoall; do
   roots="0 $middle $last"
   case $c in bcast|reduce) ;; *) roots=0 ;; esac
   for bytes in 600004 9000004; do
