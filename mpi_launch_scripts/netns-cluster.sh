@@ -12,6 +12,9 @@
 #   netns-cluster.sh [OPTIONS] up N   create and leave them (prints the settings)
 #   netns-cluster.sh args      the mpirun arguments for the cluster that is up
 #   netns-cluster.sh down      remove what `up` created
+#   netns-cluster.sh link-bytes  bytes each node's links have sent so far
+#       ("node<i> eth<r> <tx bytes>" per line): read before and after a run
+#       to see how a collective spread its traffic over the rails
 #
 # Options (also as environment variables), for `up` and `run`:
 #   --rails K   (NETNS_CLUSTER_RAILS, default 1) K links per node, eth0..eth<K-1>;
@@ -165,6 +168,13 @@ case "${1:-}" in
     echo "mpirun $(mpirun_args) ..." ;;
   down) down ;;
   args) mpirun_args ;;
+  link-bytes)
+    [ -f "$state/map" ] || { log "no cluster is up (NETNS_CLUSTER_ID=$id)"; exit 2; }
+    while read -r node ns; do
+      for dev in $(ip -n "$ns" -o link show | awk -F': ' '$2 ~ /^eth[0-9]+@/ { sub(/@.*/, "", $2); print $2 }'); do
+        echo "$node $dev $(ip netns exec "$ns" cat "/sys/class/net/$dev/statistics/tx_bytes")"
+      done
+    done <"$state/map" ;;
   run)
     [ $# -ge 3 ] && [ "$3" = "--" ] || { echo "usage: $0 run N -- MPIRUN_ARGS..."; exit 2; }
     n=$2
@@ -176,5 +186,5 @@ case "${1:-}" in
     up "$n"
     # shellcheck disable=SC2046
     mpirun $(mpirun_args) "$@" ;;
-  *) sed -n '2,52p' "$0"; exit 2 ;;
+  *) sed -n '2,55p' "$0"; exit 2 ;;
 esac
