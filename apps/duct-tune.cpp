@@ -529,18 +529,24 @@ void verify_coll(const Options& o, coll::Context* ctx, Coll c, const std::string
 
 // ---- rules ------------------------------------------------------------------
 
-// The boundary between two measured sizes: their geometric mean, rounded
-// to a power of two.
+// The boundary between two measured sizes a < b: their geometric mean,
+// rounded to a power of two above a (b itself on a grid of x2).
 std::size_t boundary(std::size_t a, std::size_t b) {
   const double g = std::sqrt(static_cast<double>(std::max<std::size_t>(a, 1)) * static_cast<double>(b));
   std::size_t p = 1;
   while (static_cast<double>(p) * 1.5 < g) p <<= 1;
+  while (p <= a) p <<= 1;  // above a: the power of two nearest the mean, or b
   return std::clamp(p, a + 1, b);
 }
 
 bool has_engine(Coll c) { return select::find_algo(c, "engine") >= 0; }
 
-std::string rule_text(const CollResult& cr, const std::string& quals, bool one_node) {
+// The rule line speaks only for the sizes measured, each size up to the
+// boundaries half a grid step (factor f) to either side: from 0 when the
+// grid starts at the smallest size (-b 8 or less), up to half a step above
+// the largest size measured; the built-in rules decide outside (a barrier
+// has no size: 0-inf).
+std::string rule_text(const CollResult& cr, const std::string& quals, bool one_node, const Options& o) {
   std::string out;
   const char* cname = select::coll_name(cr.coll);
   for (const SizeResult& r : cr.sizes) {
@@ -563,11 +569,18 @@ std::string rule_text(const CollResult& cr, const std::string& quals, bool one_n
     line += "0-inf:engine";
     first = false;
   }
-  std::size_t lo = 0;
+  const bool sized = cr.coll != Coll::barrier;
+  const auto step = [&o](std::size_t b, bool up) {
+    const double x = up ? static_cast<double>(b) * o.factor : static_cast<double>(b) / o.factor;
+    return static_cast<std::size_t>(std::max(1.0, x));
+  };
+  const std::size_t smallest = cr.sizes.front().query;
+  std::size_t lo = !sized || o.min_bytes <= 8 ? 0 : boundary(step(smallest, false), smallest);
   for (std::size_t i = 0; i < cr.sizes.size(); ++i) {
     const bool last = i + 1 == cr.sizes.size();
     if (!last && cr.sizes[i + 1].chosen == cr.sizes[i].chosen) continue;
-    const std::size_t hi = last ? SIZE_MAX : boundary(cr.sizes[i].query, cr.sizes[i + 1].query);
+    const std::size_t hi = !last ? boundary(cr.sizes[i].query, cr.sizes[i + 1].query)
+                           : sized ? boundary(cr.sizes[i].query, step(cr.sizes[i].query, true)) : SIZE_MAX;
     line += strprintf("%s%s-%s:%s", first ? "" : ",", fmt_size(lo).c_str(), fmt_size(hi).c_str(),
                       select::algorithms()[static_cast<size_t>(cr.sizes[i].chosen)].name);
     first = false;
@@ -694,7 +707,7 @@ int main(int argc, char** argv) {
       }
       if (g_rank == 0) std::fflush(stdout);
       section += strprintf("# %s, %s buffers:\n", select::coll_name(c), dev ? "device" : "host");
-      section += rule_text(cr, quals, one_node);
+      section += rule_text(cr, quals, one_node, o);
     }
   }
   if (g_rank == 0) {

@@ -22,6 +22,17 @@ for c in allreduce bcast reduce allgather reduce_scatter_block alltoall gather s
     grep -q "^$c/node/n=$n-$n:" "$tmp/t.rules" || fail "no $c rule for n=$n"
   done
 done
+# The rules speak for the sizes measured: from 0 (the grid starts at 8 B)
+# to half a step above the largest (np 3: 32K of 8 B-64K by x8, up to 64K;
+# np 2: 256K of 8 B-1M, up to 512K); the barrier has no size.
+for n in 2 3; do
+  top=$([ $n = 2 ] && echo 512K || echo 64K)
+  line=$(grep "^allreduce/node/n=$n-$n:" "$tmp/t.rules")
+  case $line in *:0-inf:engine,0-*) ;; *) fail "the n=$n allreduce rules do not start at 0: $line" ;; esac
+  case $line in *-$top:[a-z]*) ;; *) fail "the n=$n allreduce rules do not end at $top: $line" ;; esac
+  case ${line##*-$top:} in *[!a-z_]*) fail "the n=$n allreduce rules go on after $top: $line" ;; esac
+  grep -q "^barrier/node/n=$n-$n:0-inf:[a-z_]*\$" "$tmp/t.rules" || fail "the n=$n barrier rule is not 0-inf"
+done
 # A rerun of a shape replaces its section.
 run -np 2 "$build/apps/duct-tune" --quick -C barrier -o "$tmp/t.rules" || fail "duct-tune rerun exited $?"
 [ "$(grep -c '^# duct-tune shape: node n=2$' "$tmp/t.rules")" = 1 ] || fail "rerun duplicated the section"
