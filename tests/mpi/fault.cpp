@@ -339,6 +339,10 @@ int run_kill(bool whole_node) {
     if (o.rc != MPI_SUCCESS) break;
   }
   since_kill = std::chrono::duration<double>(clock_t_::now() - t0).count() - 0.3;
+  // A victim that saw another victim die first (their kills are not at the
+  // same instant) says nothing: it is about to die too.
+  if (victim)
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
   report("allreduce loop while a peer dies", o);
   std::printf("rank %d: %s: error %.2f s after the kill\n", g_rank, what, since_kill);
   const int cls = o.cls;
