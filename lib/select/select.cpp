@@ -68,6 +68,12 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // doubling: with ranks placed by node, one of its log2(n) steps crosses the
 // network (Bruck's crosses in every step); 2 nodes x 2 ranks, 64 B-4 KiB:
 // 49-54 us against Bruck's 76-103 us (docs/benchmarks/2026-11-24-cluster-*).
+// Below 16 KiB the allreduce across nodes is the node-aware one (reduce in
+// the node, recursive doubling among the node leaders, bcast in the node):
+// one rank per node on the network instead of every rank. duct-tune on the
+// 2x2 cluster chose it at every size from 8 B to 4 KiB (25-38 us against
+// recursive doubling's 38-61 us, MPI 54-96 us), and duct-bench agreed in two
+// runs (8 B: 43/54 against 57/61 us; 4 KiB: 52/86 against 73/103 us).
 // The device engine comes first wherever it exists: on
 // one node it is one kernel over the peers' buffers, against a message
 // schedule (measured on an H100, docs/benchmarks/). Crossovers measured with
@@ -82,7 +88,7 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // the least data per rank (bandwidth); with 2 ranks a binomial broadcast
 // and a linear gather or scatter are one message each.
 constexpr const char* kDefaultRules =
-    "allreduce/nodes:16k-inf:split_rail,64k-inf:hierarchical;"
+    "allreduce/nodes:0-16k:hierarchical,16k-inf:split_rail,64k-inf:hierarchical;"
     "bcast/nodes:16k-inf:split_rail;reduce/nodes:16k-inf:split_rail;allgather/nodes:16k-inf:split_rail;"
     "allgather/nodes:0-16k:recursive_doubling;allgatherv/nodes:16k-inf:split_rail;"
     "reduce_scatter_block/nodes:16k-inf:split_rail;"
