@@ -92,7 +92,7 @@ Sched alltoall_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   const std::size_t P = (B + kPiece - 1) / kPiece, per = static_cast<std::size_t>(L) * P;
   std::vector<Request> recvs(per * static_cast<std::size_t>(N));
   std::vector<Request> sends(per * static_cast<std::size_t>(N));
-  std::size_t posted = 0;  // sends posted so far (sends[posted % ...] in order)
+  std::size_t posted = 0;  // sends posted so far, in order (sends[posted] is the next)
   auto piece = [B](std::size_t p) { return std::min(kPiece, B - p * kPiece); };
   for (int d = 1; d < N; ++d) {
     if (d > kWindow) {
