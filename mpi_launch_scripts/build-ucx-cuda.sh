@@ -99,11 +99,12 @@ if [ ! -x "$PREFIX/bin/ucx_info" ]; then
   # The libraries, their modules and ucx_info only: UCX 1.13.1's test
   # programs (test/apps/test_cuda_hook.c) call cuCtxCreate with three
   # arguments, which CUDA 13 changed to four (cuCtxCreate_v4).
-  for d in src/ucm src/ucs src/uct src/ucp src/tools/info; do
+  ucx_dirs=(src/ucm src/ucs src/uct src/ucp src/tools/info)
+  for d in "${ucx_dirs[@]}"; do
     make -C "$d" -j"${UCX_JOBS:-$(nproc)}" >>"$work/make.log" 2>&1 ||
       { grep -B5 -A5 "error" "$work/make.log" | head -60; log "make in $d failed ($work/make.log)"; exit 1; }
   done
-  for d in src/ucm src/ucs src/uct src/ucp src/tools/info; do make -C "$d" install >>"$work/install.log" 2>&1; done
+  for d in "${ucx_dirs[@]}"; do make -C "$d" install >>"$work/install.log" 2>&1; done
   make install-pkgconfigDATA >>"$work/install.log" 2>&1  # ucx.pc
 fi
 "$PREFIX/bin/ucx_info" -v | head -3 >&2

@@ -27,6 +27,22 @@ std::string processor_name() {
   return std::string(name, static_cast<size_t>(len));
 }
 
+namespace {
+// The kernel's boot id ("" where /proc does not have it): one per machine,
+// shared by its network namespaces and containers. Read once per process.
+const std::string& boot_id() {
+  static const std::string id = [] {
+    char line[64] = {};
+    if (FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
+      if (!std::fgets(line, sizeof line, f)) line[0] = '\0';
+      std::fclose(f);
+    }
+    return std::string(line);
+  }();
+  return id;
+}
+}  // namespace
+
 Status build_topology(MPI_Comm comm, Topology* out, const MpiWait& wait) {
   Topology t;
   DUCT_MPI_CHECK(MPI_Comm_rank(comm, &t.rank));
@@ -61,10 +77,7 @@ Status build_topology(MPI_Comm comm, Topology* out, const MpiWait& wait) {
   buf->mine.leader = buf->leader;
   buf->mine.local_rank = local_rank;
   std::snprintf(buf->mine.host, sizeof buf->mine.host, "%s", processor_name().c_str());
-  if (FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
-    if (!std::fgets(buf->mine.boot_id, sizeof buf->mine.boot_id, f)) buf->mine.boot_id[0] = '\0';
-    std::fclose(f);
-  }
+  std::snprintf(buf->mine.boot_id, sizeof buf->mine.boot_id, "%s", boot_id().c_str());
   buf->rows.resize(static_cast<size_t>(t.size));
   DUCT_MPI_CHECK(PMPI_Iallgather(&buf->mine, sizeof(Row), MPI_BYTE, buf->rows.data(), sizeof(Row), MPI_BYTE, comm,
                                  &req));

@@ -305,10 +305,10 @@ int run_kill(bool whole_node) {
   if (whole_node) {
     MPI_Comm node;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    int my_node = g_rank, last_node = 0;
+    int my_node = g_rank;
     MPI_Allreduce(MPI_IN_PLACE, &my_node, 1, MPI_INT, MPI_MIN, node);
     MPI_Comm_free(&node);
-    last_node = my_node;
+    int last_node = my_node;
     MPI_Bcast(&last_node, 1, MPI_INT, g_size - 1, MPI_COMM_WORLD);
     victim = my_node == last_node;
     int v = victim ? 1 : 0;

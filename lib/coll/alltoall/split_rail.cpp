@@ -61,21 +61,23 @@ Sched alltoall_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   const std::size_t me = static_cast<std::size_t>(ctx.rank());
   if (!a.in_place) DUCT_CO_TRY(copy_local(at(a.recvbuf, me * B), kind, at(src, me * B), skind, B));
   if (B == 0) co_return Status::ok();
-  // Staging: the block local m handed this rank for node j at (m * N + j) * B.
-  void* stage = nullptr;
-  DUCT_CO_TRY(ctx.scratch(kind, static_cast<std::size_t>(L) * static_cast<std::size_t>(N) * B, 3, &stage));
-  auto staged = [stage, N, B](int m, int j) {
-    return at(stage, (static_cast<std::size_t>(m) * static_cast<std::size_t>(N) + static_cast<std::size_t>(j)) * B);
+  // Per (local m, node j): the node-level requests, and in staging the
+  // block local m handed this rank for node j.
+  const std::size_t LN = static_cast<std::size_t>(L) * static_cast<std::size_t>(N);
+  auto idx = [N](int m, int j) {
+    return static_cast<std::size_t>(m) * static_cast<std::size_t>(N) + static_cast<std::size_t>(j);
   };
+  void* stage = nullptr;
+  DUCT_CO_TRY(ctx.scratch(kind, LN * B, 3, &stage));
+  auto staged = [stage, B, &idx](int m, int j) { return at(stage, idx(m, j) * B); };
 
   // (1) The node level, every message at once: to local m, this rank's
   // blocks for the ranks (j, m); from it, its blocks for (j, l).
-  std::vector<Request> node_sends(static_cast<std::size_t>(L) * static_cast<std::size_t>(N));
-  std::vector<Request> handed(static_cast<std::size_t>(L) * static_cast<std::size_t>(N));
+  std::vector<Request> node_sends(LN), handed(LN);
   for (int m = 0; m < L; ++m) {
     if (m == l) continue;
     for (int j = 0; j < N; ++j) {
-      const std::size_t k = static_cast<std::size_t>(m) * static_cast<std::size_t>(N) + static_cast<std::size_t>(j);
+      const std::size_t k = idx(m, j);
       const std::uint32_t step = kNode + static_cast<std::uint32_t>(j);
       DUCT_CO_TRY(lv.node.send(m, at(src, rank_of(j, m) * B), B, skind, step, &node_sends[k]));
       void* into = j == i ? at(a.recvbuf, rank_of(i, m) * B) : staged(m, j);
@@ -112,8 +114,7 @@ Sched alltoall_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
       const void* block = at(src, rank_of(to, l) * B);
       MemKind bkind = skind;
       if (m != l) {
-        DUCT_CO_TRY(co_await wait(
-            handed[static_cast<std::size_t>(m) * static_cast<std::size_t>(N) + static_cast<std::size_t>(to)]));
+        DUCT_CO_TRY(co_await wait(handed[idx(m, to)]));
         block = staged(m, to);
         bkind = kind;
       }
