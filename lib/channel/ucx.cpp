@@ -284,6 +284,10 @@ Status transfer_error(ucs_status_t s, bool is_recv, int peer) {
     case UCS_ERR_ENDPOINT_TIMEOUT:
     case UCS_ERR_UNREACHABLE:
     case UCS_ERR_REJECTED:
+    // duct never tests a request it cancelled itself (abandon() frees it):
+    // UCX cancels a transfer when its endpoint fails, e.g. a rendezvous
+    // receive whose sender died, possibly before on_ep_error has run.
+    case UCS_ERR_CANCELED:
       if (peer < 0) return make_error(Errc::peer_failed, "the peer process failed (UCX: %s)", ucs_status_string(s));
       return make_error(Errc::peer_failed, "rank %d failed or closed its connection (UCX: %s) during a %s",
                         peer, ucs_status_string(s), is_recv ? "receive from it" : "send to it");
