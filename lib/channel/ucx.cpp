@@ -84,8 +84,11 @@ Status Worker::init() {
     if (ms != UCS_OK) DUCT_DEBUG(channel, "ucp_config_modify(KEEPALIVE_INTERVAL): %s", ucs_status_string(ms));
   }
   // The network devices: this rank's rail (core/netdev.hpp).
-  const netdev::Choice nets = netdev::choose(config::get().net_devices, std::getenv("UCX_NET_DEVICES"),
-                                             netdev::launcher_local_rank());
+  const std::string& rails = config::get().net_devices;
+  const char* ucx_env = std::getenv("UCX_NET_DEVICES");
+  netdev::Node node;
+  if (netdev::is_automatic(rails, ucx_env)) node = local_node();
+  const netdev::Choice nets = netdev::choose(rails, ucx_env, netdev::launcher_local_rank(), &node);
   if (!nets.devices.empty()) {
     ucs_status_t ms = ucp_config_modify(cfg, "NET_DEVICES", nets.devices.c_str());
     if (ms != UCS_OK) {

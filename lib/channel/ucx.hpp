@@ -11,9 +11,12 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 
 #include "channel/channel.hpp"
+#include "core/hwtopo.hpp"
+#include "core/netdev.hpp"
 
 namespace duct::channel::ucx {
 
@@ -28,6 +31,17 @@ constexpr std::uint64_t make_tag(std::uint32_t cid, std::uint32_t src, MsgType t
          (static_cast<std::uint64_t>(type) << 26) |
          (static_cast<std::uint64_t>(t.seq & 0x3fffu) << 12) | (t.step & 0xfffu);
 }
+
+// What this process knows of its node's network for the automatic NIC
+// choice (core/netdev.hpp): the NICs hwloc finds on PCI cards that UCX can
+// use (matched by name against UCX's network devices), the virtual ones,
+// the node's GPUs and their PCI distances to each NIC, and this process's
+// GPU (the current CUDA device) and CPU binding. ucx_devices.cpp.
+netdev::Node local_node();
+// The same from given facts: hwloc's PCI NICs, UCX's network device names,
+// the loopback interfaces, and this process's GPU's bus id ("" none).
+netdev::Node describe_node(const std::vector<hwtopo::PciNic>& pci, const std::set<std::string>& ucx_devices,
+                           const std::set<std::string>& loopbacks, const std::string& my_gpu_bus);
 
 class Worker {
  public:

@@ -56,7 +56,10 @@ constexpr Var kTable[] = {
     {"DUCT_NET_DEVICES", Kind::string, "", nullptr, false,
      "the node's rails, a comma list of network devices as UCX names them (eth0,eth1 or mlx5_0:1,mlx5_1:1): "
      "local rank l's UCX worker uses device l mod K, so rail peers meet on one fabric and every NIC "
-     "carries its share (split-rail collectives); empty: the user's UCX_NET_DEVICES, else UCX's default"},
+     "carries its share (split-rail collectives); ucx: UCX's default; empty or auto: the user's UCX_NET_DEVICES, "
+     "else automatic (the NIC nearest the rank's GPU by hwloc's PCI tree, NICs a switch's GPUs share split "
+     "among them; without a GPU the NICs near its CPU binding, else local rank mod the NICs; a node with one "
+     "NIC keeps UCX's default; duct-info prints each rank's choice and why)"},
     {"DUCT_PEER_FAILURE", Kind::boolean, "1", nullptr, true,
      "UCX endpoints detect failed peer processes (UCP_ERR_HANDLING_MODE_PEER with keepalive), so a "
      "rank that dies makes the others return an error; 0 keeps UCX's fastest transports but a dead "

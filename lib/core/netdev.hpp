@@ -11,9 +11,15 @@
 //
 // The choice, in order:
 //   1. DUCT_NET_DEVICES=dev0,dev1,...  (the rails, per job): local rank l
-//      uses dev[l mod K];
+//      uses dev[l mod K]; DUCT_NET_DEVICES=ucx leaves UCX alone;
 //   2. UCX_NET_DEVICES set by the user: UCX's own reading of it, untouched;
-//   3. otherwise UCX's default (every device it finds).
+//   3. automatic, from the node's PCI topology (hwloc) and the network
+//      devices UCX can use (`automatic` below): the NIC nearest this rank's
+//      GPU, NICs that several GPUs share equally split among them (NCCL's
+//      rule, src/graph/search.cc); without a GPU the NICs near the rank's
+//      CPU binding, else local rank l on NIC l mod K; with no PCI NIC, the
+//      node's virtual links (veth of a network namespace) of one speed in
+//      the same way. A node with one usable NIC keeps UCX's default.
 // The local rank comes from the launcher (Open MPI, MPICH/Hydra, SLURM,
 // PMIx: the rank's index among the job's ranks on its host), since the
 // worker is created once per process, before any communicator's topology.
@@ -29,14 +35,41 @@ struct Choice {
   std::string why;      // one line for logs and duct-info
 };
 
+// One network device UCX can use, as `automatic` weighs it.
+struct Nic {
+  std::string ucx;             // UCX's name(s) for it, a comma list: "mlx5_0:1" (each active port), "eth0"
+  std::string bus_id;          // its PCI device; empty for a virtual device
+  bool rdma = false;           // a verbs (OpenFabrics) device
+  long speed_mbps = -1;        // an interface's link speed; -1 unknown
+  bool near_process = false;   // local to this process's CPU binding
+};
+
+// What one process knows of its node.
+struct Node {
+  std::vector<Nic> nics;                   // NICs on PCI cards that UCX can use, in bus order
+  std::vector<Nic> virtual_nics;           // UCX network devices on no PCI card, loopback excluded, by name
+  std::vector<std::string> gpus;           // the node's GPUs' PCI bus ids, sorted
+  std::vector<std::vector<int>> distance;  // [gpu][nic]: hwtopo::pci_distance, -1 unknown
+  int my_gpu = -1;                         // this process's GPU, an index into gpus; -1 none
+  bool bound = false;                      // the process's CPU binding is narrower than the machine
+};
+
 // This process's index among the job's ranks on its node, from the
 // launcher's environment; -1 when no launcher variable says.
 int launcher_local_rank();
 
+// Whether the choice is automatic (DUCT_NET_DEVICES empty or "auto", no
+// UCX_NET_DEVICES): only then does the caller need to describe the Node.
+bool is_automatic(const std::string& rails, const char* ucx_env);
+
 // The choice for a process with local rank `local_rank` (-1: unknown),
-// given DUCT_NET_DEVICES (`rails`, comma list, may be empty) and the
-// user's UCX_NET_DEVICES (`ucx_env`, nullptr when unset).
-Choice choose(const std::string& rails, const char* ucx_env, int local_rank);
+// given DUCT_NET_DEVICES (`rails`: a comma list, "auto" or empty, or
+// "ucx") and the user's UCX_NET_DEVICES (`ucx_env`, nullptr when unset);
+// `node` is used when the choice is automatic (nullptr: UCX's default).
+Choice choose(const std::string& rails, const char* ucx_env, int local_rank, const Node* node = nullptr);
+
+// Step 3 of the order above for a process with local rank `local_rank`.
+Choice automatic(const Node& node, int local_rank);
 
 // Split a comma list, dropping empty items and spaces.
 std::vector<std::string> split_list(const std::string& list);

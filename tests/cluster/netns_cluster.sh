@@ -4,7 +4,8 @@
 # ranks per node:
 #   1. duct-info: intra-node pairs chose the intra-node channel (cma, or
 #      cuda_ipc with GPUs) and inter-node pairs ucx over TCP on a veth link;
-#      local rank l's UCX worker uses rail l (DUCT_NET_DEVICES=eth0,eth1);
+#      local rank l's UCX worker uses rail l (DUCT_NET_DEVICES=eth0,eth1,
+#      and the automatic choice with neither it nor UCX_NET_DEVICES set);
 #   2. the whole MPI test suite (every collective and algorithm forced, the
 #      split-rail ones included, errors);
 #   3. the collective cases with 3 ranks on the 2 nodes (2 + 1: the
@@ -47,6 +48,17 @@ echo "$info" | awk '
         for (r in want) { n++; if (dev[r] != want[r]) { print "rank " r ": devices " dev[r] ", want " want[r]; bad++ } }
         exit bad > 0 || n != 4 }' || fail "a rank is not on its rail (above)"
 echo "rails: local rank 0 on eth0, local rank 1 on eth1"
+# Without DUCT_NET_DEVICES and UCX_NET_DEVICES duct chooses by itself: no
+# NIC on a PCI card here, two veth links of one speed, so the same rails.
+auto=$(mpi -x DUCT_NET_DEVICES= -x UCX_NET_DEVICES= "$build/apps/duct-info") || fail "duct-info (automatic devices) failed"
+echo "$auto" | grep "network devices:" | sort | uniq -c
+echo "$auto" | awk '
+  /^rank [0-9]/ { me = $2; local = $8 }
+  /^    network devices:/ { dev[me] = $3; want[me] = "eth" local; why[me] = $0 }
+  END { bad = 0; n = 0
+        for (r in want) { n++; if (dev[r] != want[r] || why[r] !~ /virtual link/) { print "rank " r ": " why[r] ", want " want[r]; bad++ } }
+        exit bad > 0 || n != 4 }' || fail "the automatic choice did not put local rank l on eth<l> (above)"
+echo "automatic: local rank l on virtual link l"
 
 echo "== the MPI test suite on 2 nodes x 2 ranks"
 mpi -x TEST_WATCHDOG_S=300 -x OMPI_MCA_op "$build/tests/mpi/duct-mpi-tests" >"$build/netns-suite.log" 2>&1

@@ -153,4 +153,135 @@ TEST_CASE("DUCT_NET_DEVICES spreads local ranks over the rails; the user's UCX_N
   CHECK(choose("", "eth0,lo", 1).why.find("the user's") != std::string::npos);
   CHECK(choose(" , ", nullptr, 0).devices.empty());
   CHECK(duct::netdev::split_list(",a,,b ,").size() == 2);
+  // "ucx" leaves UCX alone; "auto" (like empty) is the automatic choice.
+  CHECK(choose("ucx", nullptr, 1).devices.empty());
+  CHECK(choose("ucx", nullptr, 1).why.find("DUCT_NET_DEVICES=ucx") != std::string::npos);
+  CHECK(duct::netdev::is_automatic("auto", nullptr));
+  CHECK(duct::netdev::is_automatic("", ""));
+  CHECK_FALSE(duct::netdev::is_automatic("", "eth0"));
+  CHECK_FALSE(duct::netdev::is_automatic("eth0,eth1", nullptr));
+}
+
+namespace {
+
+duct::netdev::Nic nic(const char* ucx, const char* bus, bool rdma, long speed = -1, bool near = false) {
+  duct::netdev::Nic n;
+  n.ucx = ucx;
+  n.bus_id = bus;
+  n.rdma = rdma;
+  n.speed_mbps = speed;
+  n.near_process = near;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("Automatic NIC choice: nearest to the GPU, split among GPUs, else binding, else rails", "[config][netdev]") {
+  using duct::netdev::automatic;
+  using duct::netdev::Node;
+  // Two GPUs behind one PCIe switch with two NICs; a third GPU across the
+  // machine; an Ethernet management port, which RDMA NICs exclude.
+  Node node;
+  node.nics = {nic("eno1", "0000:01:00.0", false, 1000), nic("mlx5_0:1", "0000:1d:00.0", true),
+               nic("mlx5_1:1", "0000:1e:00.0", true)};
+  node.gpus = {"0000:1b:00.0", "0000:1c:00.0", "0000:9b:00.0"};
+  node.distance = {{205, 2, 2}, {205, 2, 2}, {305, 306, 306}};
+  node.my_gpu = 0;
+  CHECK(automatic(node, 5).devices == "mlx5_0:1");
+  CHECK(automatic(node, 5).why.find("same PCIe switch") != std::string::npos);
+  node.my_gpu = 1;  // the second GPU on the switch takes the second NIC
+  CHECK(automatic(node, 0).devices == "mlx5_1:1");
+  node.my_gpu = 2;  // alone at its distance: both NICs are equally far, it takes the first
+  CHECK(automatic(node, 0).devices == "mlx5_0:1");
+  CHECK(automatic(node, 0).why.find("across CPU packages") != std::string::npos);
+
+  // No GPU: the NICs near the CPU binding, else local rank mod the NICs.
+  node.my_gpu = -1;
+  CHECK(automatic(node, 0).devices == "mlx5_0:1");
+  CHECK(automatic(node, 3).devices == "mlx5_1:1");
+  CHECK(automatic(node, -1).devices.empty());  // no local rank: UCX's default
+  node.bound = true;
+  node.nics[2].near_process = true;
+  CHECK(automatic(node, 0).devices == "mlx5_1:1");
+  CHECK(automatic(node, 0).why.find("CPU binding") != std::string::npos);
+  node.bound = false;
+
+  // Ethernet only: the fastest interfaces are the rails, not the 1 Gb/s port.
+  Node eth;
+  eth.nics = {nic("eno1", "0000:01:00.0", false, 1000), nic("ens1", "0000:41:00.0", false, 100000),
+              nic("ens2", "0000:c1:00.0", false, 100000)};
+  CHECK(automatic(eth, 0).devices == "ens1");
+  CHECK(automatic(eth, 1).devices == "ens2");
+  CHECK(automatic(eth, 2).devices == "ens1");
+  // One usable NIC: UCX's default (it uses that NIC anyway, with shared memory beside it).
+  eth.nics.pop_back();
+  CHECK(automatic(eth, 1).devices.empty());
+  CHECK(automatic(eth, 1).why.find("one usable NIC (ens1)") != std::string::npos);
+
+  // No PCI NIC: virtual links of one known speed are rails (a network
+  // namespace's veth); bridges and links of unknown speed are not.
+  Node virt;
+  virt.virtual_nics = {nic("eth0", "", false, 10000), nic("eth1", "", false, 10000)};
+  CHECK(automatic(virt, 3).devices == "eth1");
+  virt.virtual_nics[1].speed_mbps = -1;
+  CHECK(automatic(virt, 3).devices.empty());
+  virt.virtual_nics.pop_back();
+  CHECK(automatic(virt, 3).devices.empty());
+  CHECK(automatic(Node{}, 0).devices.empty());
+}
+
+// ---- the same from an hwloc topology (tests/unit/data/*.xml) -----------------------
+
+#include <cstdlib>
+
+#include "channel/ucx.hpp"
+#include "core/hwtopo.hpp"
+
+TEST_CASE("NICs and GPUs from an hwloc XML topology: PCI distances and the NIC of each GPU", "[config][netdev][hwloc]") {
+  // hwloc reads HWLOC_XMLFILE instead of this machine (hwloc(7)).
+  REQUIRE(setenv("HWLOC_XMLFILE", DUCT_TEST_DATA "/gpu-node-4gpu-3nic.xml", 1) == 0);
+  duct::hwtopo::release();
+  struct Restore {
+    ~Restore() {
+      unsetenv("HWLOC_XMLFILE");
+      duct::hwtopo::release();
+    }
+  } restore;
+
+  const std::vector<std::string> gpus = duct::hwtopo::pci_gpus();
+  REQUIRE(gpus == std::vector<std::string>{"0000:1b:00.0", "0000:1c:00.0", "0000:9b:00.0", "0000:9c:00.0"});
+  const std::vector<duct::hwtopo::PciNic> nics = duct::hwtopo::pci_nics();
+  REQUIRE(nics.size() == 7);  // eno1; mlx5_0..2 with their IPoIB interfaces ib0..2
+  CHECK(nics[0].name == "eno1");
+  CHECK_FALSE(nics[0].rdma);
+  CHECK(nics[1].bus_id == "0000:1d:00.0");
+  CHECK(((nics[1].name == "mlx5_0" && nics[1].rdma) || (nics[2].name == "mlx5_0" && nics[2].rdma)));
+
+  using duct::hwtopo::pci_distance;
+  CHECK(pci_distance("0000:1b:00.0", "0000:1d:00.0") == 2);    // one PCIe switch, a hop each side
+  CHECK(pci_distance("0000:9b:00.0", "0000:9c:00.0") == 2);
+  CHECK(pci_distance("0000:1b:00.0", "0000:01:00.0") == 205);  // package 0: two host bridges
+  CHECK(pci_distance("0000:1b:00.0", "0000:9d:00.0") / 100 == 3);  // across packages
+  CHECK(pci_distance("0000:1b:00.0", "0000:ff:00.0") == -1);
+
+  // UCX sees each verbs device's port 1, the interfaces, and loopback.
+  const std::set<std::string> ucx = {"eno1", "ib0", "ib1", "ib2", "lo", "mlx5_0:1", "mlx5_1:1", "mlx5_2:1", "docker0"};
+  auto pick = [&](const std::string& gpu, int local_rank) {
+    duct::netdev::Node node = duct::channel::ucx::describe_node(nics, ucx, {"lo"}, gpu);
+    return duct::netdev::automatic(node, local_rank).devices;
+  };
+  // NCCL's rule: the nearest NIC; NICs behind one switch split over its GPUs.
+  CHECK(pick("0000:1b:00.0", 0) == "mlx5_0:1");
+  CHECK(pick("0000:1C:00.0", 1) == "mlx5_0:1");  // CUDA writes bus ids in capitals
+  CHECK(pick("0000:9b:00.0", 2) == "mlx5_1:1");
+  CHECK(pick("0000:9c:00.0", 3) == "mlx5_2:1");
+  // No GPU and no binding: local rank l on verbs device l mod 3.
+  CHECK(pick("", 4) == "mlx5_1:1");
+  duct::netdev::Node node = duct::channel::ucx::describe_node(nics, ucx, {"lo"}, "");
+  CHECK(node.nics.size() == 7);
+  CHECK(node.virtual_nics.size() == 1);  // docker0: on no PCI card
+  // A verbs device UCX does not list is no candidate.
+  node = duct::channel::ucx::describe_node(nics, {"eno1", "mlx5_0:1", "mlx5_2:1"}, {}, "0000:9b:00.0");
+  CHECK(node.nics.size() == 3);
+  CHECK(duct::netdev::automatic(node, 0).devices == "mlx5_2:1");
 }
