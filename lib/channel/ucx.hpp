@@ -36,7 +36,9 @@ constexpr std::uint64_t make_tag(std::uint32_t cid, std::uint32_t src, MsgType t
 // choice (core/netdev.hpp): the NICs hwloc finds on PCI cards that UCX can
 // use (matched by name against UCX's network devices), the virtual ones,
 // the node's GPUs and their PCI distances to each NIC, and this process's
-// GPU (the current CUDA device) and CPU binding. ucx_devices.cpp.
+// GPU (the current CUDA device) and CPU binding. Where UCX has fewer than
+// two network devices besides loopback, only those (nothing to choose, no
+// PCI scan). ucx_devices.cpp.
 netdev::Node local_node();
 // The same from given facts: hwloc's PCI NICs, UCX's network device names,
 // the loopback interfaces, and this process's GPU's bus id ("" none).

@@ -110,8 +110,8 @@ netdev::Node describe_node(const std::vector<hwtopo::PciNic>& pci, const std::se
     n.speed_mbps = hwtopo::link_speed_mbps(d);
     node.virtual_nics.push_back(std::move(n));
   }
-  node.gpus = hwtopo::pci_gpus();
   if (!node.nics.empty()) {
+    node.gpus = hwtopo::pci_gpus();
     for (const std::string& g : node.gpus) {
       std::vector<int> row;
       for (const netdev::Nic& n : node.nics) row.push_back(hwtopo::pci_distance(g, n.bus_id));
@@ -125,11 +125,27 @@ netdev::Node describe_node(const std::vector<hwtopo::PciNic>& pci, const std::se
 }
 
 netdev::Node local_node() {
+  const std::set<std::string> devs = uct_net_devices();
+  const std::set<std::string> loopbacks = loopback_interfaces();
+  // With one network device (or none) there is nothing to choose: UCX's
+  // default stays, and hwloc's PCI scan (tens of ms per process) is skipped.
+  std::vector<std::string> real;
+  for (const std::string& d : devs)
+    if (!loopbacks.count(d)) real.push_back(d);
+  if (real.size() < 2) {
+    netdev::Node node;
+    for (const std::string& d : real) {
+      netdev::Nic n;
+      n.ucx = d;
+      node.nics.push_back(std::move(n));
+    }
+    return node;
+  }
   int dev = -1;
   std::string bus;
   if (!(memory::cuda::available() && memory::cuda::current_device(&dev) && memory::cuda::pci_bus_id(dev, &bus)))
     bus.clear();
-  return describe_node(hwtopo::pci_nics(), uct_net_devices(), loopback_interfaces(), bus);
+  return describe_node(hwtopo::pci_nics(), devs, loopbacks, bus);
 }
 
 }  // namespace duct::channel::ucx

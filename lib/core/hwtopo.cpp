@@ -73,17 +73,15 @@ int process_numa_node() noexcept {
   std::lock_guard<std::mutex> lock(g_mutex);
   hwloc_topology_t t = load(false);
   if (!t) return -1;
-  hwloc_bitmap_t set = hwloc_bitmap_alloc();
-  if (!set) return -1;
-  int node = -1;
   // The binding if there is one narrower than the machine, else where we last ran.
-  if (hwloc_get_cpubind(t, set, HWLOC_CPUBIND_PROCESS) == 0 &&
-      !hwloc_bitmap_isequal(set, hwloc_topology_get_topology_cpuset(t))) {
+  hwloc_bitmap_t set = binding(t);
+  int node = -1;
+  if (set) {
     node = first_numa(t, set);
-  } else if (hwloc_get_last_cpu_location(t, set, HWLOC_CPUBIND_THREAD) == 0) {
+  } else if ((set = hwloc_bitmap_alloc()) != nullptr && hwloc_get_last_cpu_location(t, set, HWLOC_CPUBIND_THREAD) == 0) {
     node = first_numa(t, set);
   }
-  hwloc_bitmap_free(set);
+  if (set) hwloc_bitmap_free(set);
   return node;
 }
 

@@ -37,15 +37,22 @@ int launcher_local_rank() {
   return -1;
 }
 
+namespace {
+
+// DUCT_NET_DEVICES's one-word values: "auto" (as empty) and "ucx".
+bool is_word(const std::vector<std::string>& devs, const char* word) { return devs.size() == 1 && devs[0] == word; }
+
+}  // namespace
+
 bool is_automatic(const std::string& rails, const char* ucx_env) {
   const std::vector<std::string> devs = split_list(rails);
-  return (devs.empty() || (devs.size() == 1 && devs[0] == "auto")) && !(ucx_env && *ucx_env);
+  return (devs.empty() || is_word(devs, "auto")) && !(ucx_env && *ucx_env);
 }
 
 Choice choose(const std::string& rails, const char* ucx_env, int local_rank, const Node* node) {
   const std::vector<std::string> devs = split_list(rails);
-  if (devs.size() == 1 && devs[0] == "ucx") return {"", "DUCT_NET_DEVICES=ucx: UCX's default"};
-  if (!devs.empty() && !(devs.size() == 1 && devs[0] == "auto")) {
+  if (is_word(devs, "ucx")) return {"", "DUCT_NET_DEVICES=ucx: UCX's default"};
+  if (!devs.empty() && !is_word(devs, "auto")) {
     const int k = static_cast<int>(devs.size());
     if (local_rank < 0)
       return {rails, strprintf("DUCT_NET_DEVICES=%s, every device (the launcher gives no local rank)", rails.c_str())};

@@ -46,7 +46,8 @@ struct Nic {
 
 // What one process knows of its node.
 struct Node {
-  std::vector<Nic> nics;                   // NICs on PCI cards that UCX can use, in bus order
+  std::vector<Nic> nics;                   // NICs on PCI cards that UCX can use, in bus order (or UCX's
+                                           // only network device, unplaced, when it has just one)
   std::vector<Nic> virtual_nics;           // UCX network devices on no PCI card, loopback excluded, by name
   std::vector<std::string> gpus;           // the node's GPUs' PCI bus ids, sorted
   std::vector<std::vector<int>> distance;  // [gpu][nic]: hwtopo::pci_distance, -1 unknown
