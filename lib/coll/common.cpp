@@ -53,6 +53,14 @@ Status copy_local(void* dst, MemKind dst_kind, const void* src, MemKind src_kind
   return memory::cuda::copy(dst, src, bytes);
 }
 
+Status copy_aside(Context& ctx, MemKind kind, const void* buf, std::size_t bytes, int slot, const void** copy) {
+  void* aside = nullptr;
+  DUCT_TRY(ctx.scratch(kind, bytes, slot, &aside));
+  DUCT_TRY(copy_local(aside, kind, buf, kind, bytes));
+  *copy = aside;
+  return Status::ok();
+}
+
 Status reap(std::vector<Request>& reqs) {
   for (auto it = reqs.begin(); it != reqs.end();) {
     bool done = false;

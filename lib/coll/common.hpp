@@ -157,6 +157,13 @@ Status reduce_local(void* dst, const void* a, const void* b, std::size_t count, 
 // Copy between any kinds; done on return.
 Status copy_local(void* dst, MemKind dst_kind, const void* src, MemKind src_kind, std::size_t bytes);
 
+// An in-place call's input, kept from being overwritten by its output:
+// the first `bytes` of `buf` (memory of `kind`) copied into the context's
+// scratch `slot`, returned in *copy. The exchanges that write blocks of the
+// output before they have sent the same blocks of the input (alltoall's
+// pairwise and split-rail forms) read from the copy.
+Status copy_aside(Context& ctx, MemKind kind, const void* buf, std::size_t bytes, int slot, const void** copy);
+
 // Byte offset arithmetic.
 inline void* at(void* p, std::size_t off) { return static_cast<char*>(p) + off; }
 inline const void* at(const void* p, std::size_t off) { return static_cast<const char*>(p) + off; }

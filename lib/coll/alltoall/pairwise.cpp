@@ -31,10 +31,7 @@ Sched alltoall_pairwise(Context& ctx, const CollArgs& a, std::uint32_t seq) {
     // The input is the receive buffer, laid out like the result.
     std::size_t span = 0;
     for (std::size_t q = 0; q < static_cast<std::size_t>(n); ++q) span = std::max(span, roff(q) + rlen(q));
-    void* copy = nullptr;
-    DUCT_CO_TRY(ctx.scratch(a.recv_kind, span, 2, &copy));
-    DUCT_CO_TRY(copy_local(copy, a.recv_kind, a.recvbuf, a.recv_kind, span));
-    src = copy;
+    DUCT_CO_TRY(copy_aside(ctx, a.recv_kind, a.recvbuf, span, 2, &src));
     skind = a.recv_kind;
     send_like_recv = true;
   }

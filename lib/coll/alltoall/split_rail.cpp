@@ -51,11 +51,7 @@ Sched alltoall_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   const void* src = a.sendbuf;
   MemKind skind = a.send_kind;
   if (a.in_place) {  // the input is the output: copied aside first
-    void* copy = nullptr;
-    const std::size_t all = B * static_cast<std::size_t>(ctx.size());
-    DUCT_CO_TRY(ctx.scratch(kind, all, 2, &copy));
-    DUCT_CO_TRY(copy_local(copy, kind, a.recvbuf, kind, all));
-    src = copy;
+    DUCT_CO_TRY(copy_aside(ctx, kind, a.recvbuf, B * static_cast<std::size_t>(ctx.size()), 2, &src));
     skind = kind;
   }
   const std::size_t me = static_cast<std::size_t>(ctx.rank());
