@@ -171,8 +171,10 @@ int job_info() {
   std::string line = strprintf("rank %-3d host %-16s node %d local %d pid %-7d NUMA %-2d GPU %s\n", rank,
                                t.host_of[static_cast<size_t>(rank)].c_str(), t.node, t.local_rank, me.pid, me.numa,
                                gpu.c_str());
-  if (channel::ucx::Worker* w = channel::ucx::Worker::existing())
+  if (channel::ucx::Worker* w = channel::ucx::Worker::existing()) {
     line += strprintf("    network devices: %s (%s)\n", w->net_devices().c_str(), w->net_why().c_str());
+    line += strprintf("    protocol: %s\n", w->protocol().c_str());
+  }
   for (int r = 0; r < n; ++r)
     if (r != rank) line += strprintf("    -> rank %-3d %s\n", r, ctx->channels->describe_pair(r).c_str());
   // Where cuda_ipc serves pairs, exercise it with a few device allreduces

@@ -99,6 +99,28 @@ Status Worker::init() {
   }
   net_devices_ = nets.devices.empty() ? std::string("as UCX chooses") : nets.devices;
   net_why_ = nets.why;
+  // Over TCP, UCX's rendezvous protocol saves no copy (the kernel copies
+  // either way) and costs a round trip per message before its data moves:
+  // a request and a reply that queue behind bulk data on the same sockets.
+  // Messages of 512 KiB-16 MiB in both directions at once (alltoall) then
+  // reached 56-60% of the link (emulated cluster, 2 rails at 1 Gbit/s;
+  // 94-96% with eager). So where every network device is served by UCX's
+  // tcp transport alone, every message goes eager (its fragments stream
+  // behind each other, as Open MPI's btl/tcp and NCCL's sockets do), unless
+  // the user set UCX_RNDV_THRESH. A CUDA-aware UCX keeps its default: its
+  // device-memory protocols over TCP are rendezvous pipelines.
+  const std::string selected = !nets.devices.empty() ? nets.devices : (ucx_env ? ucx_env : "");
+  if (std::getenv("UCX_RNDV_THRESH")) {
+    protocol_ = strprintf("UCX_RNDV_THRESH=%s (the user's)", std::getenv("UCX_RNDV_THRESH"));
+  } else if (!tcp_only(selected)) {
+    protocol_ = "UCX's eager/rendezvous threshold (an RDMA transport serves the network)";
+  } else if (ucx_has_cuda()) {
+    protocol_ = "UCX's eager/rendezvous threshold (TCP network, CUDA-aware UCX)";
+  } else if (ucs_status_t ms = ucp_config_modify(cfg, "RNDV_THRESH", "inf"); ms != UCS_OK) {
+    protocol_ = strprintf("UCX's eager/rendezvous threshold (RNDV_THRESH=inf refused: %s)", ucs_status_string(ms));
+  } else {
+    protocol_ = "eager at every size (network over TCP only: RNDV_THRESH=inf)";
+  }
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED | UCP_PARAM_FIELD_NAME;
   params.features = UCP_FEATURE_TAG;
@@ -123,9 +145,9 @@ Status Worker::init() {
   DUCT_UCS_CHECK(ucp_worker_get_address(worker_, &addr, &len));
   address_.assign(reinterpret_cast<const char*>(addr), len);
   ucp_worker_release_address(worker_, addr);
-  DUCT_INFO(channel, "ucx worker up: %zu-byte address, cuda memory %s, network devices %s (%s)", len,
+  DUCT_INFO(channel, "ucx worker up: %zu-byte address, cuda memory %s, network devices %s (%s), protocol %s", len,
             cuda_support_ ? "supported" : "not supported (device buffers go through bounce buffers)",
-            net_devices_.c_str(), net_why_.c_str());
+            net_devices_.c_str(), net_why_.c_str(), protocol_.c_str());
   return Status::ok();
 }
 

@@ -45,6 +45,12 @@ netdev::Node local_node();
 netdev::Node describe_node(const std::vector<hwtopo::PciNic>& pci, const std::set<std::string>& ucx_devices,
                            const std::set<std::string>& loopbacks, const std::string& my_gpu_bus);
 
+// Whether the network devices of `selected` (a NET_DEVICES value; empty:
+// every device) are served only by UCX's tcp transport (netdev::tcp_only).
+bool tcp_only(const std::string& selected);
+// Whether this UCX was built with CUDA transports (cuda_copy, cuda_ipc).
+bool ucx_has_cuda();
+
 class Worker {
  public:
   // The process worker, created on the first call.
@@ -67,6 +73,8 @@ class Worker {
   // why (core/netdev.hpp).
   const std::string& net_devices() const noexcept { return net_devices_; }
   const std::string& net_why() const noexcept { return net_why_; }
+  // The eager/rendezvous setting duct gave UCX, and why (one line).
+  const std::string& protocol() const noexcept { return protocol_; }
 
   // Events handled (0: nothing happened).
   unsigned progress() noexcept { return ucp_worker_progress(worker_); }
@@ -80,7 +88,7 @@ class Worker {
   bool failed(ucp_ep_h ep, ucs_status_t* why = nullptr) const;
 
  private:
-  std::string net_devices_, net_why_;
+  std::string net_devices_, net_why_, protocol_;
   Worker() = default;
   Status init();
   void destroy() noexcept;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -20,19 +21,28 @@ namespace duct::channel::ucx {
 
 namespace {
 
-// The names of UCX's network devices (UCT resources of type NET, as
-// `ucx_info -d` lists them): "eth0", "mlx5_0:1", "lo". Shared-memory,
-// loopback-memory and GPU-copy components are not asked.
-std::set<std::string> uct_net_devices() {
-  std::set<std::string> out;
+// What UCT offers: its network devices (resources of type NET, as
+// `ucx_info -d` lists them: "eth0", "mlx5_0:1", "lo"), each with the
+// components that serve it ("tcp", "ib"), and whether this UCX was built
+// with CUDA (a cuda_* component). Shared-memory, loopback-memory and
+// GPU-copy components are not asked for devices. Read once per process.
+struct UctFacts {
+  std::map<std::string, std::set<std::string>> net;
+  bool cuda = false;
+};
+
+UctFacts query_uct() {
+  UctFacts facts;
+  auto& out = facts.net;
   uct_component_h* comps = nullptr;
   unsigned ncomps = 0;
-  if (uct_query_components(&comps, &ncomps) != UCS_OK) return out;
+  if (uct_query_components(&comps, &ncomps) != UCS_OK) return facts;
   for (unsigned c = 0; c < ncomps; ++c) {
     uct_component_attr_t attr{};
     attr.field_mask = UCT_COMPONENT_ATTR_FIELD_NAME | UCT_COMPONENT_ATTR_FIELD_MD_RESOURCE_COUNT;
     if (uct_component_query(comps[c], &attr) != UCS_OK) continue;
     const std::string comp = attr.name;
+    if (comp.rfind("cuda", 0) == 0) facts.cuda = true;
     if (comp == "self" || comp == "sysv" || comp == "posix" || comp == "cma" || comp == "knem" ||
         comp == "xpmem" || comp.rfind("cuda", 0) == 0 || comp.rfind("rocm", 0) == 0 || comp.rfind("gdr", 0) == 0)
       continue;
@@ -51,14 +61,19 @@ std::set<std::string> uct_net_devices() {
       unsigned nres = 0;
       if (uct_md_query_tl_resources(md, &res, &nres) == UCS_OK) {
         for (unsigned i = 0; i < nres; ++i)
-          if (res[i].dev_type == UCT_DEVICE_TYPE_NET) out.insert(res[i].dev_name);
+          if (res[i].dev_type == UCT_DEVICE_TYPE_NET) out[res[i].dev_name].insert(comp);
         uct_release_tl_resource_list(res);
       }
       uct_md_close(md);
     }
   }
   uct_release_component_list(comps);
-  return out;
+  return facts;
+}
+
+const UctFacts& uct_facts() {
+  static const UctFacts facts = query_uct();
+  return facts;
 }
 
 std::set<std::string> loopback_interfaces() {
@@ -125,7 +140,8 @@ netdev::Node describe_node(const std::vector<hwtopo::PciNic>& pci, const std::se
 }
 
 netdev::Node local_node() {
-  const std::set<std::string> devs = uct_net_devices();
+  std::set<std::string> devs;
+  for (const auto& [dev, comps] : uct_facts().net) devs.insert(dev);
   const std::set<std::string> loopbacks = loopback_interfaces();
   // With one network device (or none) there is nothing to choose: UCX's
   // default stays, and hwloc's PCI scan (tens of ms per process) is skipped.
@@ -146,6 +162,12 @@ netdev::Node local_node() {
   if (!(memory::cuda::available() && memory::cuda::current_device(&dev) && memory::cuda::pci_bus_id(dev, &bus)))
     bus.clear();
   return describe_node(hwtopo::pci_nics(), devs, loopbacks, bus);
+}
+
+bool ucx_has_cuda() { return uct_facts().cuda; }
+
+bool tcp_only(const std::string& selected) {
+  return netdev::tcp_only(uct_facts().net, loopback_interfaces(), selected);
 }
 
 }  // namespace duct::channel::ucx

@@ -186,4 +186,24 @@ Choice automatic(const Node& node, int local_rank) {
   return spread(node.nics, idx, local_rank, "NIC");
 }
 
+bool tcp_only(const std::map<std::string, std::set<std::string>>& served, const std::set<std::string>& loopbacks,
+              const std::string& selected) {
+  std::vector<std::string> names = split_list(selected);
+  const bool all = names.empty() || (names.size() == 1 && names[0] == "all");
+  if (all) {
+    names.clear();
+    for (const auto& [dev, comps] : served)
+      if (!loopbacks.count(dev)) names.push_back(dev);
+  }
+  bool any = false;
+  for (const std::string& n : names) {
+    auto it = served.find(n);
+    if (it == served.end()) continue;
+    for (const std::string& c : it->second)
+      if (c != "tcp") return false;
+    any = true;
+  }
+  return any;
+}
+
 }  // namespace duct::netdev

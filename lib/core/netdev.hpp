@@ -25,6 +25,8 @@
 // worker is created once per process, before any communicator's topology.
 #pragma once
 
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -71,6 +73,17 @@ Choice choose(const std::string& rails, const char* ucx_env, int local_rank, con
 
 // Step 3 of the order above for a process with local rank `local_rank`.
 Choice automatic(const Node& node, int local_rank);
+
+// Whether every network device of `selected` (a NET_DEVICES value: a comma
+// list of UCX device names; empty or "all": every device) is served only by
+// UCX's tcp transport, given `served`: each UCX network device and the UCT
+// components that offer it ("eth0" -> {"tcp"}, "mlx5_0:1" -> {"ib"}).
+// False where nothing selected is known, or where an RDMA component serves
+// one of them (RoCE and InfiniBand ports, an IPoIB interface beside its
+// verbs port). Loopback counts only when named. Over TCP duct's worker
+// sends every message with UCX's eager protocol (ucx.cpp, Worker::init).
+bool tcp_only(const std::map<std::string, std::set<std::string>>& served, const std::set<std::string>& loopbacks,
+              const std::string& selected);
 
 // Split a comma list, dropping empty items and spaces.
 std::vector<std::string> split_list(const std::string& list);

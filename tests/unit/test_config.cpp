@@ -285,3 +285,24 @@ TEST_CASE("NICs and GPUs from an hwloc XML topology: PCI distances and the NIC o
   CHECK(node.nics.size() == 3);
   CHECK(duct::netdev::automatic(node, 0).devices == "mlx5_2:1");
 }
+
+TEST_CASE("The eager protocol over TCP: only where TCP alone serves the selected network devices", "[config][netdev]") {
+  using duct::netdev::tcp_only;
+  const std::map<std::string, std::set<std::string>> veth = {{"eth0", {"tcp"}}, {"eth1", {"tcp"}}, {"lo", {"tcp"}}};
+  const std::set<std::string> lo = {"lo"};
+  CHECK(tcp_only(veth, lo, ""));
+  CHECK(tcp_only(veth, lo, "all"));
+  CHECK(tcp_only(veth, lo, "eth1"));
+  CHECK(tcp_only(veth, lo, "eth0,lo"));
+  CHECK_FALSE(tcp_only(veth, lo, "mlx5_0:1"));  // nothing selected is known: UCX's default
+  CHECK_FALSE(tcp_only({{"lo", {"tcp"}}}, lo, ""));  // loopback only: no network to speak of
+  // An InfiniBand or RoCE node: its verbs ports are served by the ib
+  // component, its interfaces (IPoIB, the Ethernet port of a RoCE NIC) by tcp.
+  const std::map<std::string, std::set<std::string>> ib = {
+      {"eno1", {"tcp"}}, {"ib0", {"tcp"}}, {"lo", {"tcp"}}, {"mlx5_0:1", {"ib"}}, {"mlx5_1:1", {"ib"}}};
+  CHECK_FALSE(tcp_only(ib, lo, ""));
+  CHECK_FALSE(tcp_only(ib, lo, "mlx5_1:1"));
+  CHECK_FALSE(tcp_only(ib, lo, "eno1,mlx5_0:1"));
+  CHECK(tcp_only(ib, lo, "eno1"));  // the job chose the management port: TCP it is
+  CHECK_FALSE(tcp_only({{"roce0", {"tcp", "ib"}}}, lo, "roce0"));
+}
