@@ -11,9 +11,12 @@
 # library's time with each setting, the ratio of the better MPI time to
 # duct's time in that same run (above 1: duct faster), duct's algbw and, where
 # there is one, the share of the link bound (N nodes of L links of b
-# bytes/s: allreduce algbw <= L b N / (2 (N-1)); bcast, reduce, alltoall
-# <= L b; allgather, reduce_scatter <= L b N / (N-1)). Ends with the
-# slowest ratio.
+# bytes/s, P ranks per node: allreduce algbw <= L b N / (2 (N-1)); bcast,
+# reduce <= L b; allgather, reduce_scatter <= L b N / (N-1); alltoall
+# <= L b N / (P (N-1)), since each of a node's P ranks sends (N-1)/N of its
+# own data off the node, so the node's L links carry P (N-1)/N of the
+# message: L b on 2 nodes x 2 ranks with 2 rails, 0.75 L b on 3 x 2). Ends
+# with the slowest ratio.
 #
 # --raw DIR: also keep each duct-bench run's whole output for duct-plot
 # (apps/duct-plot.py), as DIR/<collective>.txt: the run with the MPI
@@ -75,7 +78,7 @@ for c in $COLLS; do
   done
   [ -f "$tmp/$c.han" ] || cp "$tmp/$c.default" "$tmp/$c.han"
   # Columns of duct-bench: 1 size, 6 duct time, 7 duct algbw, 9 #wrong, 10 in-place time, 14 MPI time.
-  awk -v c="$c" -v b="$gbps" -v N="$NODES" -v L="$RAILS" -v han="$HAN" '
+  awk -v c="$c" -v b="$gbps" -v N="$NODES" -v L="$RAILS" -v P="$PPN" -v han="$HAN" '
     FNR == 1 { f++ }
     NF >= 18 {
       if (f == 1) { size[FNR] = $1; d1[FNR] = $6; a1[FNR] = $7; w[FNR] = $9; m1[FNR] = $14; n = FNR }
@@ -85,7 +88,8 @@ for c in $COLLS; do
       bound = 0
       if (b > 0) {
         if (c == "allreduce") bound = L * b * N / (2 * (N - 1))
-        else if (c == "bcast" || c == "reduce" || c == "alltoall") bound = L * b
+        else if (c == "bcast" || c == "reduce") bound = L * b
+        else if (c == "alltoall") bound = L * b * N / (P * (N - 1))
         else if (c == "allgather" || c == "reduce_scatter") bound = L * b * N / (N - 1)
       }
       for (i = 1; i <= n; i++) {
