@@ -108,6 +108,7 @@ Sched allgather_bruck(Context&, const CollArgs&, std::uint32_t);
 Sched allgather_recursive_doubling(Context&, const CollArgs&, std::uint32_t);
 Sched allgather_ring(Context&, const CollArgs&, std::uint32_t);
 Sched allgather_split_rail(Context&, const CollArgs&, std::uint32_t);
+Sched allgather_hierarchical(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_scatter_shm(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_scatter_recursive_halving(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_scatter_pairwise(Context&, const CollArgs&, std::uint32_t);

@@ -61,6 +61,7 @@ constexpr Impl kImpls[] = {
     {Coll::allgather, "recursive_doubling", &allgather_recursive_doubling},
     {Coll::allgather, "ring", &allgather_ring},
     {Coll::allgather, "split_rail", &allgather_split_rail},
+    {Coll::allgather, "hierarchical", &allgather_hierarchical},
     {Coll::allgatherv, "bruck", &allgather_bruck},
     {Coll::allgatherv, "ring", &allgather_ring},
     {Coll::allgatherv, "split_rail", &allgather_split_rail},

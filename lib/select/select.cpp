@@ -64,10 +64,14 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // where a message's latency, not a link's bandwidth, decides. The split-rail
 // alltoall from 32 KiB (2026-11-24: 138 against 180 us at 32 KiB, 6.7 against
 // 9.5 ms at 1 MiB; pairwise 124 against 151 us at 16 KiB). Below 16 KiB the
-// allgather of power-of-two communicators across nodes is recursive
-// doubling: with ranks placed by node, one of its log2(n) steps crosses the
-// network (Bruck's crosses in every step); 2 nodes x 2 ranks, 64 B-4 KiB:
-// 49-54 us against Bruck's 76-103 us (docs/benchmarks/2026-11-24-cluster-*).
+// allgather across nodes is the node-aware one (gather at each node's
+// leader, allgather among the leaders, broadcast in the node): one rank per
+// node on the network. 3 nodes x 2 ranks, 48 B-3 KiB: 67-79 us against
+// Bruck's 91-95 us (coll/han 73-82); 2 nodes x 2 ranks, 1 and 2 rails, four
+// runs of 64 B-4 KiB: 20-42 us against recursive doubling's 26-40 us (sum
+// of the twelve rows 347 against 388 us), where recursive doubling trailed
+// coll/han by 0.69-0.89x in the full runs
+// (docs/benchmarks/2026-11-24-cluster-eager-tcp.md).
 // Below 16 KiB the allreduce across nodes is the node-aware one (reduce in
 // the node, recursive doubling among the node leaders, bcast in the node):
 // one rank per node on the network instead of every rank. duct-tune on the
@@ -90,7 +94,7 @@ bool rails_alltoall(const Query& q, std::string* why) {
 constexpr const char* kDefaultRules =
     "allreduce/nodes:0-16k:hierarchical,16k-inf:split_rail,64k-inf:hierarchical;"
     "bcast/nodes:16k-inf:split_rail;reduce/nodes:16k-inf:split_rail;allgather/nodes:16k-inf:split_rail;"
-    "allgather/nodes:0-16k:recursive_doubling;allgatherv/nodes:16k-inf:split_rail;"
+    "allgather/nodes:0-16k:hierarchical;allgatherv/nodes:16k-inf:split_rail;"
     "reduce_scatter_block/nodes:16k-inf:split_rail;"
     "reduce_scatter/nodes:16k-inf:split_rail;alltoall/nodes:32k-inf:split_rail;"
     "allreduce:0-inf:engine;allreduce/n=1-4:0-8m:shm;"
@@ -285,6 +289,10 @@ const std::vector<AlgoDesc>& algorithms() {
        "split-rail: each rail allgathers its ranks' blocks across the nodes (ring), then each node's ranks exchange "
        "them (multi-leader allgather, Kandalla et al., IPDPS 2009)",
        false, rails},
+      {Coll::allgather, "hierarchical",
+       "node-aware: each node's leader gathers its node's blocks, the leaders allgather the nodes' packs (recursive "
+       "doubling, or a ring), each leader broadcasts the result in its node (MVAPICH2, Open MPI coll/han)",
+       false, several_nodes},
       // allgatherv
       {Coll::allgatherv, "engine",
        "device engine, one node: one copy kernel moves every rank's block into every rank's output over CUDA IPC",
