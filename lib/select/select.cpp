@@ -71,7 +71,11 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // runs of 64 B-4 KiB: 20-42 us against recursive doubling's 26-40 us (sum
 // of the twelve rows 347 against 388 us), where recursive doubling trailed
 // coll/han by 0.69-0.89x in the full runs
-// (docs/benchmarks/2026-11-24-cluster-eager-tcp.md).
+// (docs/benchmarks/2026-11-24-cluster-eager-tcp.md). A gather across nodes
+// of up to 4 ranks is linear at every size: the root receives every block
+// at once, where the binomial tree forwards the far node's blocks after a
+// hop inside that node (2 nodes x 2 ranks, 4 KiB: 5.3-8.8 us against
+// 13.4-16.9 us in two runs; 64-512 B: 7.8-8.4 us either way).
 // Below 16 KiB the allreduce across nodes is the node-aware one (reduce in
 // the node, recursive doubling among the node leaders, bcast in the node):
 // one rank per node on the network instead of every rank. duct-tune on the
@@ -108,7 +112,8 @@ constexpr const char* kDefaultRules =
     "reduce_scatter:0-inf:engine,0-128k:shm,0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
     "alltoall:0-inf:engine,0-256k:shm,0-4k:bruck,4k-inf:pairwise;"
     "alltoallv:0-inf:pairwise;"
-    "gather:0-inf:engine,0-8m:shm;gather/n=1-2:0-inf:linear;gather:0-64k:binomial,64k-inf:linear;"
+    "gather:0-inf:engine,0-8m:shm;gather/n=1-2:0-inf:linear;gather/nodes/n=1-4:0-inf:linear;"
+    "gather:0-64k:binomial,64k-inf:linear;"
     "gatherv:0-inf:linear;"
     "scatter:0-inf:engine,0-512k:shm;scatter/n=1-2:0-inf:linear;scatter:0-64k:binomial,64k-inf:linear;"
     "scatterv:0-inf:linear;"
