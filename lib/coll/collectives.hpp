@@ -114,6 +114,7 @@ Sched reduce_scatter_recursive_halving(Context&, const CollArgs&, std::uint32_t)
 Sched reduce_scatter_pairwise(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_scatter_ring(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_scatter_split_rail(Context&, const CollArgs&, std::uint32_t);
+Sched reduce_scatter_hierarchical(Context&, const CollArgs&, std::uint32_t);
 Sched alltoall_shm(Context&, const CollArgs&, std::uint32_t);
 Sched alltoall_bruck(Context&, const CollArgs&, std::uint32_t);
 Sched alltoall_pairwise(Context&, const CollArgs&, std::uint32_t);
@@ -157,6 +158,10 @@ Sched binomial_reduce(Context& ctx, Link link, const void* input, MemKind in_kin
 // Recursive-doubling allreduce of `acc` (host memory) over link.g.
 Sched recursive_doubling_allreduce(Context& ctx, Link link, void* acc, void* tmp, std::size_t count, DType dt,
                                    RedOp op, std::uint32_t step_base);
+// The same for `acc` of any memory kind: a device vector is staged
+// through host scratch (the context's slots 4 and 5; slot 5 always).
+Sched staged_doubling_allreduce(Context& ctx, Link link, void* acc, MemKind kind, std::size_t count, DType dt,
+                                RedOp op, std::uint32_t step_base);
 // Recursive halving over link.g (a power of two members): `acc` holds the
 // whole input (`blocks` in elements, consecutive, one per member) and ends
 // with block g.me reduced, in place. `tmp` holds at least half of it.

@@ -71,11 +71,20 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // runs of 64 B-4 KiB: 20-42 us against recursive doubling's 26-40 us (sum
 // of the twelve rows 347 against 388 us), where recursive doubling trailed
 // coll/han by 0.69-0.89x in the full runs
-// (docs/benchmarks/2026-11-24-cluster-eager-tcp.md). A gather across nodes
+// (docs/benchmarks/2026-11-24-cluster-eager-tcp.md). The reduce-scatter
+// below 16 KiB across nodes is node-aware too (reduce in the node,
+// recursive doubling among the leaders, each leader sends its node's ranks
+// their blocks): 3 nodes x 2 ranks, 48 B-3 KiB, 50-70 us against the
+// pairwise exchange's 122-127 (coll/han 66-108); 2 nodes x 2 ranks,
+// 64 B-4 KiB, 19-34 us against recursive halving's 27-45 (at 32 KiB the
+// leader's single link makes it 275 against 138 us). A gather across nodes
 // of up to 4 ranks is linear at every size: the root receives every block
 // at once, where the binomial tree forwards the far node's blocks after a
 // hop inside that node (2 nodes x 2 ranks, 4 KiB: 5.3-8.8 us against
-// 13.4-16.9 us in two runs; 64-512 B: 7.8-8.4 us either way).
+// 13.4-16.9 us in two runs; 64-512 B: 7.8-8.4 us either way). A scatter
+// there is linear from 16 KiB only: the root's sends go one after another,
+// 64-512 B 14.5-17.4 us against the binomial tree's 8.0-9.8, 4 KiB
+// 16.6-18.1 against 17.0-17.2, 32 KiB 68.6 against 137.1 us.
 // Below 16 KiB the allreduce across nodes is the node-aware one (reduce in
 // the node, recursive doubling among the node leaders, bcast in the node):
 // one rank per node on the network instead of every rank. duct-tune on the
@@ -99,8 +108,8 @@ constexpr const char* kDefaultRules =
     "allreduce/nodes:0-16k:hierarchical,16k-inf:split_rail,64k-inf:hierarchical;"
     "bcast/nodes:16k-inf:split_rail;reduce/nodes:16k-inf:split_rail;allgather/nodes:16k-inf:split_rail;"
     "allgather/nodes:0-16k:hierarchical;allgatherv/nodes:16k-inf:split_rail;"
-    "reduce_scatter_block/nodes:16k-inf:split_rail;"
-    "reduce_scatter/nodes:16k-inf:split_rail;alltoall/nodes:32k-inf:split_rail;"
+    "reduce_scatter_block/nodes:0-16k:hierarchical,16k-inf:split_rail;"
+    "reduce_scatter/nodes:0-16k:hierarchical,16k-inf:split_rail;alltoall/nodes:32k-inf:split_rail;"
     "allreduce:0-inf:engine;allreduce/n=1-4:0-8m:shm;"
     "allreduce:0-16k:shm,0-16k:recursive_doubling,16k-inf:ring;"
     "bcast:0-inf:engine,0-8m:shm;bcast/n=1-2:0-inf:binomial;bcast:0-64k:binomial,64k-inf:scatter_allgather;"
@@ -115,7 +124,8 @@ constexpr const char* kDefaultRules =
     "gather:0-inf:engine,0-8m:shm;gather/n=1-2:0-inf:linear;gather/nodes/n=1-4:0-inf:linear;"
     "gather:0-64k:binomial,64k-inf:linear;"
     "gatherv:0-inf:linear;"
-    "scatter:0-inf:engine,0-512k:shm;scatter/n=1-2:0-inf:linear;scatter:0-64k:binomial,64k-inf:linear;"
+    "scatter:0-inf:engine,0-512k:shm;scatter/n=1-2:0-inf:linear;scatter/nodes/n=1-4:16k-inf:linear;"
+    "scatter:0-64k:binomial,64k-inf:linear;"
     "scatterv:0-inf:linear;"
 "barrier:0-inf:shm,0-inf:dissemination";
 
@@ -328,6 +338,10 @@ const std::vector<AlgoDesc>& algorithms() {
        "split-rail: each rank sums its rail's blocks inside the node, each rail reduce-scatters them across the "
        "nodes (ring; the reduce-scatter half of UCC cl/hier split_rail)",
        false, rails},
+      {Coll::reduce_scatter_block, "hierarchical",
+       "node-aware: reduce the vector inside each node, allreduce among one leader per node (recursive doubling), "
+       "each leader sends its node's ranks their blocks (the hierarchical allreduce's levels, MVAPICH2, coll/han)",
+       false, several_nodes},
       // reduce_scatter
       {Coll::reduce_scatter, "engine",
        "device engine, one node: RSxLD, rank j's block loaded from every rank's input and folded into rank j's output",
@@ -346,6 +360,10 @@ const std::vector<AlgoDesc>& algorithms() {
        "split-rail: each rank sums its rail's blocks inside the node, each rail reduce-scatters them across the "
        "nodes (ring; the reduce-scatter half of UCC cl/hier split_rail)",
        false, rails},
+      {Coll::reduce_scatter, "hierarchical",
+       "node-aware: reduce the vector inside each node, allreduce among one leader per node (recursive doubling), "
+       "each leader sends its node's ranks their blocks (the hierarchical allreduce's levels, MVAPICH2, coll/han)",
+       false, several_nodes},
       // alltoall
       {Coll::alltoall, "engine",
        "device engine, one node: one copy kernel moves block j of every rank to rank j over CUDA IPC",

@@ -19,6 +19,20 @@ constexpr std::uint32_t kNodeReduce = 0x000, kLeaders = 0x100, kLeadersAg = 0x90
 constexpr std::size_t kRingFrom = 16u << 10;  // leaders: ring from here (as the flat rules)
 }  // namespace
 
+Sched staged_doubling_allreduce(Context& ctx, Link link, void* acc, MemKind kind, std::size_t count, DType dt,
+                                RedOp op, std::uint32_t step_base) {
+  const std::size_t bytes = count * elem_size(dt.elem);
+  void *hacc = acc, *htmp = nullptr;
+  if (kind == MemKind::device) {
+    DUCT_CO_TRY(ctx.scratch(MemKind::host, bytes, 4, &hacc));
+    DUCT_CO_TRY(copy_local(hacc, MemKind::host, acc, kind, bytes));
+  }
+  DUCT_CO_TRY(ctx.scratch(MemKind::host, bytes, 5, &htmp));
+  DUCT_CO_TRY(co_await recursive_doubling_allreduce(ctx, link, hacc, htmp, count, dt, op, step_base));
+  if (hacc != acc) DUCT_CO_TRY(copy_local(acc, kind, hacc, MemKind::host, bytes));
+  co_return Status::ok();
+}
+
 Sched allreduce_hierarchical(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   const std::size_t esz = elem_size(a.dt.elem), bytes = a.count * esz;
   const MemKind kind = a.recv_kind;
@@ -40,15 +54,7 @@ Sched allreduce_hierarchical(Context& ctx, const CollArgs& a, std::uint32_t seq)
       DUCT_CO_TRY(co_await ring_reduce_scatter(ctx, llink, acc, acc, kind, blocks, a.dt, a.op, 1, kLeaders));
       DUCT_CO_TRY(co_await ring_allgather(ctx, llink, acc, kind, blocks.scaled(esz), 1, kLeadersAg));
     } else {
-      // Small: recursive doubling on host (staged when the vector is on a device).
-      void *hacc = acc, *htmp = nullptr;
-      if (kind == MemKind::device) {
-        DUCT_CO_TRY(ctx.scratch(MemKind::host, bytes, 4, &hacc));
-        DUCT_CO_TRY(copy_local(hacc, MemKind::host, acc, kind, bytes));
-      }
-      DUCT_CO_TRY(ctx.scratch(MemKind::host, bytes, 5, &htmp));
-      DUCT_CO_TRY(co_await recursive_doubling_allreduce(ctx, llink, hacc, htmp, a.count, a.dt, a.op, kLeaders));
-      if (hacc != acc) DUCT_CO_TRY(copy_local(acc, kind, hacc, MemKind::host, bytes));
+      DUCT_CO_TRY(co_await staged_doubling_allreduce(ctx, llink, acc, kind, a.count, a.dt, a.op, kLeaders));
     }
   }
   DUCT_CO_TRY(co_await binomial_bcast(ctx, link, acc, bytes, kind, 0, kNodeBcast));
