@@ -106,8 +106,8 @@ Status Worker::init() {
   // reached 56-60% of the link (emulated cluster, 2 rails at 1 Gbit/s;
   // 94-96% with eager). So where every network device is served by UCX's
   // tcp transport alone, every message goes eager (its fragments stream
-  // behind each other, as Open MPI's btl/tcp and NCCL's sockets do), unless
-  // the user set UCX_RNDV_THRESH. A CUDA-aware UCX keeps its default: its
+  // behind each other, no round trip before the data), unless the user set
+  // UCX_RNDV_THRESH. A CUDA-aware UCX keeps its default: its
   // device-memory protocols over TCP are rendezvous pipelines.
   const std::string selected = !nets.devices.empty() ? nets.devices : (ucx_env ? ucx_env : "");
   if (std::getenv("UCX_RNDV_THRESH")) {
