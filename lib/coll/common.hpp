@@ -100,12 +100,22 @@ struct Levels {
   int l, L, N;  // local rank, ranks per node, nodes
 };
 Status rails(const Topology& t);
+// This rank's node (member: its local rank), and the node leaders, one per
+// node in node order (member: the leader index; -1 on other ranks): the
+// groups of the node-aware (hierarchical) forms.
+inline Group node_group(const Context& ctx) {
+  const std::vector<int>& node = ctx.node_ranks();
+  return Group{node.data(), static_cast<int>(node.size()), ctx.topo.local_rank};
+}
+inline Group leader_group(const Context& ctx) {
+  const std::vector<int>& leaders = ctx.leaders();
+  return Group{leaders.data(), static_cast<int>(leaders.size()), ctx.leader_index()};
+}
 inline Levels levels(Context& ctx, std::uint32_t seq) {
   const Topology& t = ctx.topo;
-  const std::vector<int>& node = ctx.node_ranks();
-  Link node_link{ctx, seq, Group{node.data(), static_cast<int>(node.size()), t.local_rank}};
-  return Levels{node_link, node_link.on(Group{t.rail.data(), t.num_nodes, t.node}), t.local_rank,
-                static_cast<int>(node.size()), t.num_nodes};
+  Link node_link{ctx, seq, node_group(ctx)};
+  return Levels{node_link, node_link.on(Group{t.rail.data(), t.num_nodes, t.node}), t.local_rank, node_link.g.n,
+                t.num_nodes};
 }
 
 // Pipelined split-rail forms: the number of segments of about `segment`

@@ -30,9 +30,8 @@ Sched allgather_hierarchical(Context& ctx, const CollArgs& a, std::uint32_t seq)
   const Topology& t = ctx.topo;
   const std::size_t b = a.bytes, n = static_cast<std::size_t>(ctx.size());
   const MemKind kind = a.recv_kind;
-  const std::vector<int>& node = ctx.node_ranks();
-  const int L = static_cast<int>(node.size()), l = t.local_rank;
-  Link link{ctx, seq, Group{node.data(), L, l}};
+  Link link{ctx, seq, node_group(ctx)};
+  const int L = link.g.n;
   if (ctx.leader_index() < 0) {
     Request s;
     DUCT_CO_TRY(link.send(0, a.sendbuf, b, a.send_kind, kNodeGather, &s));
@@ -57,8 +56,7 @@ Sched allgather_hierarchical(Context& ctx, const CollArgs& a, std::uint32_t seq)
       DUCT_CO_TRY(link.recv(m, at(mine, static_cast<std::size_t>(m) * b), b, kind, kNodeGather,
                             &got[static_cast<std::size_t>(m)]));
     DUCT_CO_TRY(co_await wait(pointers(got)));
-    const std::vector<int>& leaders = ctx.leaders();
-    const Group lg{leaders.data(), static_cast<int>(leaders.size()), ctx.leader_index()};
+    const Group lg = leader_group(ctx);
     if (is_pow2(lg.n))
       DUCT_CO_TRY(co_await doubling_allgather(ctx, link.on(lg), pack, kind, packs, kLeaders));
     else

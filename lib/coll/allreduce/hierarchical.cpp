@@ -39,15 +39,12 @@ Sched allreduce_hierarchical(Context& ctx, const CollArgs& a, std::uint32_t seq)
   void* acc = a.recvbuf;  // the node's partial result, then the result
   void* tmp = nullptr;
   DUCT_CO_TRY(ctx.scratch(kind, bytes, 3, &tmp));
-  const std::vector<int>& node = ctx.node_ranks();
-  const Group node_group{node.data(), static_cast<int>(node.size()), ctx.topo.local_rank};
-  Link link{ctx, seq, node_group};
+  Link link{ctx, seq, node_group(ctx)};
 
   DUCT_CO_TRY(co_await binomial_reduce(ctx, link, a.sendbuf, a.send_kind, acc, tmp, a.count, a.dt, a.op, kind, 0,
                                        kNodeReduce));
   if (ctx.leader_index() >= 0) {
-    const std::vector<int>& leaders = ctx.leaders();
-    const Group lg{leaders.data(), static_cast<int>(leaders.size()), ctx.leader_index()};
+    const Group lg = leader_group(ctx);
     Link llink = link.on(lg);
     if (bytes >= kRingFrom) {
       const Layout blocks = Layout::even(a.count, lg.n);

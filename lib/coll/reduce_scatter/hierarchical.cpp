@@ -25,17 +25,16 @@ Sched reduce_scatter_hierarchical(Context& ctx, const CollArgs& a, std::uint32_t
   const Layout blocks = reduce_scatter_blocks(a, ctx.size());
   const std::size_t esz = elem_size(a.dt.elem), total = blocks.total(), bytes = total * esz;
   const MemKind kind = a.recv_kind;
-  const std::vector<int>& node = ctx.node_ranks();
-  const int L = static_cast<int>(node.size());
-  Link link{ctx, seq, Group{node.data(), L, ctx.topo.local_rank}};
-  auto block_of = [&](int m) { return static_cast<std::size_t>(node[static_cast<std::size_t>(m)]); };
+  Link link{ctx, seq, node_group(ctx)};
+  const int L = link.g.n;
+  auto block_of = [&link](int m) { return static_cast<std::size_t>(link.g.rank(m)); };
   void *acc = nullptr, *tmp = nullptr;
   DUCT_CO_TRY(ctx.scratch(kind, bytes, 2, &acc));
   DUCT_CO_TRY(ctx.scratch(kind, bytes, 3, &tmp));
   DUCT_CO_TRY(co_await binomial_reduce(ctx, link, a.sendbuf, a.send_kind, acc, tmp, total, a.dt, a.op, kind, 0,
                                        kNodeReduce));
   if (ctx.leader_index() < 0) {
-    const std::size_t mine = blocks.len[block_of(ctx.topo.local_rank)] * esz;
+    const std::size_t mine = blocks.len[block_of(link.g.me)] * esz;
     if (mine > 0) {
       Request r;
       DUCT_CO_TRY(link.recv(0, a.recvbuf, mine, kind, kNodeScatter, &r));
@@ -43,9 +42,7 @@ Sched reduce_scatter_hierarchical(Context& ctx, const CollArgs& a, std::uint32_t
     }
     co_return Status::ok();
   }
-  const std::vector<int>& leaders = ctx.leaders();
-  const Group lg{leaders.data(), static_cast<int>(leaders.size()), ctx.leader_index()};
-  DUCT_CO_TRY(co_await staged_doubling_allreduce(ctx, link.on(lg), acc, kind, total, a.dt, a.op, kLeaders));
+  DUCT_CO_TRY(co_await staged_doubling_allreduce(ctx, link.on(leader_group(ctx)), acc, kind, total, a.dt, a.op, kLeaders));
   std::vector<Request> sends(static_cast<std::size_t>(L));
   for (int m = 1; m < L; ++m) {
     const std::size_t b = block_of(m);
