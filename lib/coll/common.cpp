@@ -1,5 +1,9 @@
 #include "coll/common.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <numeric>
 
@@ -44,10 +48,54 @@ Status reduce_local(void* dst, const void* a, const void* b, std::size_t count, 
   return fence->record(stream);
 }
 
+namespace {
+// Host to host. glibc (2.33-2.38) copies with `rep movsb` from about 2 KiB
+// up to the L2 cache's size on CPUs that report fast short `rep movsb`
+// (FSRM), AMD Zen 3 and 4 among them; there, when the destination is 1-15
+// bytes ahead of the source modulo a 4 KiB page, the instruction runs 10-30
+// times slower (32 KiB: 9.6 us against 0.57 on this build VM, an EPYC of
+// family 25; glibc bug 30994, fixed in 2.39 by not choosing `rep movsb` on
+// those CPUs). duct's shm slots hold data 8 bytes past a cache line, the
+// eight slots' data 64 bytes apart modulo a page, so a 64-byte-aligned
+// buffer at one slot's page offset met that distance in every eighth call
+// (a 2-rank 64 KiB allgather: 21-23 against 19 us at such offsets,
+// docs/benchmarks/2026-11-24-shm-phases.md). Such copies go in 1 KiB pieces,
+// below glibc's smallest `rep movsb` threshold, where its vector loop runs
+// at full speed (64 KiB: 1.2-1.3 against 1.16 us unhindered). Above the
+// L2 cache's size glibc copies without `rep movsb`; overlapping copies keep
+// memmove.
+bool short_distance(const void* dst, const void* src, std::size_t bytes) {
+#if defined(__x86_64__)
+  static const std::size_t l2 = [] {
+    const long v = ::sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return v > 0 ? static_cast<std::size_t>(v) : std::size_t{1} << 20;
+  }();
+  const auto d = reinterpret_cast<std::uintptr_t>(dst), s = reinterpret_cast<std::uintptr_t>(src);
+  const std::uintptr_t ahead = (d - s) & 4095u;
+  const bool overlap = d < s ? s - d < bytes : d - s < bytes;
+  return bytes >= 2048 && bytes <= l2 && ahead != 0 && ahead < 64 && !overlap;
+#else
+  (void)dst, (void)src, (void)bytes;
+  return false;
+#endif
+}
+
+void copy_host(void* dst, const void* src, std::size_t bytes) {
+  if (!short_distance(dst, src, bytes)) {
+    std::memmove(dst, src, bytes);
+    return;
+  }
+  constexpr std::size_t kPiece = 1024;
+  auto* d = static_cast<char*>(dst);
+  const auto* s = static_cast<const char*>(src);
+  for (std::size_t o = 0; o < bytes; o += kPiece) std::memcpy(d + o, s + o, std::min(kPiece, bytes - o));
+}
+}  // namespace
+
 Status copy_local(void* dst, MemKind dst_kind, const void* src, MemKind src_kind, std::size_t bytes) {
   if (bytes == 0 || dst == src) return Status::ok();
   if (dst_kind == MemKind::host && src_kind == MemKind::host) {
-    std::memmove(dst, src, bytes);
+    copy_host(dst, src, bytes);
     return Status::ok();
   }
   return memory::cuda::copy(dst, src, bytes);
