@@ -8,14 +8,18 @@
 // serve the communicator (select::AlgoDesc::can_serve on its shape) is
 // forced in turn (DUCT_Tune) and timed, in rounds that alternate the
 // algorithms and the MPI library's own collective (the reference) and, round
-// by round, every size of the grid, so a machine whose speed drifts
-// favours none of them; the median round of each counts. A size keeps the
+// by round, every size of the grid and every collective, so a machine whose
+// speed drifts favours none of them and the rounds of one size spread over
+// the whole run; the median round of each counts. A size keeps the
 // built-in rules' algorithm unless another was faster by the margin (-m,
 // or twice the noise measured there if larger: the built-in choice runs a
 // second time per round, and its two medians differ by the machine's
-// noise), and then again by half that in a second, separate measurement of
-// the two side by side (the confirmation, twice the rounds). Times are the
-// slowest rank's (MPI_Allreduce MAX), so every rank reaches the same rules.
+// noise) and in all but a seventh of the rounds (each round's two blocks
+// side by side), and then again, by half the margin and in all but a
+// seventh of the rounds, in a second, separate measurement of the two side
+// by side (the confirmation, twice the rounds). Host inputs are rewritten
+// before every call (touch(); --cached: not). Times are the slowest
+// rank's (MPI_Allreduce MAX), so every rank reaches the same rules.
 //
 // The rules go to a file in DUCT_TUNE's format, one rule line per
 // collective, qualified by the shape measured (/node or /nodes, n=<ranks>),
@@ -68,6 +72,7 @@ struct Options {
   std::string device = "auto";
   std::vector<Coll> colls;
   std::string verify;              // --verify FILE: time its rules against the built-in ones
+  bool cached = false;             // --cached: do not rewrite the input before each call
 };
 
 const Coll kDefaultColls[] = {Coll::allreduce, Coll::bcast, Coll::reduce, Coll::allgather,
@@ -97,7 +102,10 @@ void usage() {
       "  -b SIZE -e SIZE -f F   size grid (selection sizes in bytes, see duct-info -a)\n"
       "  -R N           rounds per size; -B MS: target ms per timed block\n"
       "  -m PCT         least margin a challenger must win by (default 5; twice the measured noise if larger)\n"
-      "  -d host|cuda|auto      buffers to tune for (auto: device too when every rank has a GPU)\n");
+      "  -d host|cuda|auto      buffers to tune for (auto: device too when every rank has a GPU)\n"
+      "  --cached       host buffers: time calls on an input left as the last call found it, in the\n"
+      "                 caches of every rank that read it (by default each rank rewrites its input\n"
+      "                 before every call, as an application produces new data)\n");
 }
 
 std::size_t parse_size_arg(const char* s) {
@@ -117,6 +125,7 @@ Options parse(int argc, char** argv) {
       return argv[++i];
     };
     if (a == "--quick") o.quick = true;
+    else if (a == "--cached") o.cached = true;
     else if (a == "--replace") o.replace = true;
     else if (a == "-o") o.out = next();
     else if (a == "--verify") o.verify = next();
@@ -305,6 +314,36 @@ void force(Coll c, int algo) {
   tune_rules(std::string(select::coll_name(c)) + ":0-inf:" + select::algorithms()[static_cast<size_t>(algo)].name);
 }
 
+// Host buffers, unless --cached: before every call each rank stores to
+// every cache line of its input (the same values), as an application writes
+// new data between collectives. Without it a benchmark's input never
+// changes, and an algorithm whose reader copies straight from another
+// rank's buffer (a message through the kernel's cross-memory attach) finds
+// that buffer in its own cache from the previous call, an advantage no
+// application sees, while one that copies through shared memory moves
+// every line from core to core in every call. On 2 ranks here the ring
+// allreduce beat shared memory at 512 KiB-2 MiB by 1.7x on rewritten
+// inputs in three verifications, where cached inputs had them even
+// (docs/benchmarks/2026-11-24-shm-phases.md). The stores cost every
+// contestant the same.
+bool g_fresh = true;
+
+void touch(Coll c, const Shape& s, Buffers& b) {
+  if (!g_fresh || b.device || c == Coll::barrier) return;
+  void* in = b.send;
+  std::size_t bytes = buffer_bytes(c, s);
+  if (c == Coll::bcast) {
+    if (g_rank != 0) return;
+    in = b.recv;
+  } else if (c == Coll::scatter) {
+    if (g_rank != 0) return;
+  } else if (c == Coll::allgather || c == Coll::allgatherv || c == Coll::gather) {
+    bytes = static_cast<std::size_t>(s.count) * sizeof(float);
+  }
+  auto* f = static_cast<volatile float*>(in);
+  for (std::size_t i = 0; i < bytes / sizeof(float); i += 64 / sizeof(float)) f[i] = f[i];
+}
+
 // Time `iters` calls as one block (us per call, slowest rank).
 double block(Coll c, const Contestant& who, const Shape& s, Buffers& b, int iters) {
   const bool mpi = who.algo < 0 && who.rules.empty();
@@ -313,8 +352,10 @@ double block(Coll c, const Contestant& who, const Shape& s, Buffers& b, int iter
   if (call(c, mpi, s, b) != MPI_SUCCESS) fail(std::string(select::coll_name(c)) + " failed");
   MPI_Barrier(MPI_COMM_WORLD);
   const double t0 = now_us();
-  for (int i = 0; i < iters; ++i)
+  for (int i = 0; i < iters; ++i) {
+    touch(c, s, b);
     if (call(c, mpi, s, b) != MPI_SUCCESS) fail(std::string(select::coll_name(c)) + " failed");
+  }
   return slowest((now_us() - t0) / iters);
 }
 
@@ -355,15 +396,46 @@ bool ran(coll::Context* ctx, Coll c, int algo) {
   return last.algo == algo;
 }
 
-CollResult tune_coll(const Options& o, coll::Context* ctx, Coll c, bool device, const select::Table& builtin) {
-  CollResult res{c, device, {}, {}};
-  // Every size first: its shape, the candidates that run, calls per block.
+// Paired rounds a challenger won: round r of `x` against round r of `base`
+// (the two ran one after the other, in the same state of the machine).
+int rounds_won(const Contestant& x, const Contestant& base) {
+  int won = 0;
+  for (std::size_t r = 0; r < x.times.size() && r < base.times.size(); ++r) won += x.times[r] < base.times[r];
+  return won;
+}
+
+// A challenger must win all but a seventh of the paired rounds, besides
+// winning by the margin at the median: on this build VM the cost of moving
+// cache lines between cores changes about threefold with the host's
+// placement of its cores, for seconds to minutes
+// (docs/benchmarks/2026-11-24-shm-phases.md), and that moves the shared-
+// memory algorithms three to six times where messages move less than two;
+// a winner of one such phase that loses in the other is no better choice
+// than the built-in rules' one.
+bool consistent(int won, int rounds) { return won * 7 >= rounds * 6; }
+
+// One collective being tuned: its sizes, their candidates and times.
+// Every collective is prepared first; then the rounds run outermost over
+// every collective and every size, so the rounds of each spread over the
+// whole run.
+struct CollTune {
+  CollResult res;
   std::vector<Shape> shapes;
   std::vector<int> iters;
-  Buffers buf;
+  std::vector<Contestant> twins;                          // the built-in choice, timed twice per round
+  std::vector<std::pair<Contestant, Contestant>> duel;  // challenger, built-in
+  std::vector<std::size_t> duels;
+};
+
+CollTune prepare_coll(const Options& o, coll::Context* ctx, Coll c, bool device, const select::Table& builtin,
+                      Buffers& buf) {
+  CollTune t;
+  t.res = CollResult{c, device, {}, {}};
+  CollResult& res = t.res;
+  // Every size first: its shape, the candidates that run, calls per block.
   for (std::size_t bytes : size_grid(o, c)) {
     const Shape s = shape_of(c, bytes);
-    if (!shapes.empty() && shapes.back().query == s.query) continue;  // rounded to the same size
+    if (!t.shapes.empty() && t.shapes.back().query == s.query) continue;  // rounded to the same size
     buf.fit(buffer_bytes(c, s), device);
     const select::Query q = coll::query_of(*ctx, c, s.query, device);
     SizeResult r;
@@ -392,30 +464,40 @@ CollResult tune_coll(const Options& o, coll::Context* ctx, Coll c, bool device, 
       if (x.algo == r.builtin) base = &x;
     if (!base) fail(strprintf("%s at %zu bytes: the built-in choice %s did not run", select::coll_name(c), s.query,
                               r.builtin >= 0 ? select::algorithms()[static_cast<size_t>(r.builtin)].name : "?"));
-    iters.push_back(calibrate(c, *base, s, buf, o.block_ms));
-    shapes.push_back(s);
+    t.iters.push_back(calibrate(c, *base, s, buf, o.block_ms));
+    t.shapes.push_back(s);
+    t.twins.push_back(Contestant{r.builtin, {}});
     res.sizes.push_back(std::move(r));
   }
-  // Rounds outermost: a machine whose speed changes for a while (another
-  // job, a VM's cores moved on the host) then slows one round of every size
-  // and every candidate, not every round of a few sizes, and the medians
-  // skip it. The built-in choice runs twice per round (its twin last): how
-  // far the two medians differ is this machine's noise at that size, and a
-  // challenger must win by twice that (or the margin, if larger).
-  std::vector<Contestant> twins;
-  for (const SizeResult& r : res.sizes) twins.push_back(Contestant{r.builtin, {}});
-  for (int round = 0; round < o.rounds; ++round)
-    for (std::size_t z = 0; z < shapes.size(); ++z) {
-      for (Contestant& x : res.sizes[z].all) x.times.push_back(block(c, x, shapes[z], buf, iters[z]));
-      twins[z].times.push_back(block(c, twins[z], shapes[z], buf, iters[z]));
-    }
-  // Challengers that beat the built-in choice by the margin; then the
-  // confirmation, side by side, rounds outermost again, twice as many: a
-  // challenger must still win by half the margin.
-  std::vector<std::pair<Contestant, Contestant>> duel(shapes.size());  // challenger, built-in
-  std::vector<std::size_t> duels;
-  for (std::size_t z = 0; z < shapes.size(); ++z) {
-    SizeResult& r = res.sizes[z];
+  (void)DUCT_Tune("");
+  return t;
+}
+
+// One round of every size and candidate. The built-in choice runs twice
+// (its twin last): how far the two medians differ is this machine's noise
+// at that size, and a challenger must win by twice that (or the margin, if
+// larger).
+// The order of the blocks turns by one each round: on this VM a block
+// runs faster or slower by up to a third depending on the one before it
+// (at 2-8 MiB, the same algorithm timed twice in a row differed by 0.69-0.79x
+// in three runs), so every contestant takes every place in turn.
+void round_coll(CollTune& t, Buffers& buf, int round) {
+  const Coll c = t.res.coll;
+  for (std::size_t z = 0; z < t.shapes.size(); ++z) {
+    std::vector<Contestant*> order;
+    for (Contestant& x : t.res.sizes[z].all) order.push_back(&x);
+    order.push_back(&t.twins[z]);
+    std::rotate(order.begin(), order.begin() + round % static_cast<int>(order.size()), order.end());
+    for (Contestant* x : order) x->times.push_back(block(c, *x, t.shapes[z], buf, t.iters[z]));
+  }
+  (void)DUCT_Tune("");
+}
+
+// Challengers that beat the built-in choice by the margin, in all but a
+// seventh of the rounds; they go on to the confirmation.
+void pick_coll(const Options& o, CollTune& t) {
+  for (std::size_t z = 0; z < t.shapes.size(); ++z) {
+    SizeResult& r = t.res.sizes[z];
     const Contestant* base = nullptr;
     const Contestant* best = nullptr;
     for (const Contestant& x : r.all) {
@@ -425,36 +507,54 @@ CollResult tune_coll(const Options& o, coll::Context* ctx, Coll c, bool device, 
     }
     r.chosen = r.builtin;
     r.t_chosen = r.t_builtin = base->median();
-    r.noise = std::fabs(base->median() / twins[z].median() - 1);
+    r.noise = std::fabs(base->median() / t.twins[z].median() - 1);
     r.need = std::min(0.5, std::max(o.margin, 2 * r.noise));
-    if (best != base && best->median() < r.t_builtin * (1 - r.need)) {
-      duel[z] = {Contestant{best->algo, {}}, Contestant{r.builtin, {}}};
-      duels.push_back(z);
-    } else if (best != base) {
+    if (best == base) continue;
+    const int won = rounds_won(*best, *base);
+    if (!(best->median() < r.t_builtin * (1 - r.need))) {
       r.note = strprintf("%s within the %.0f%% margin: built-in kept", best->name(), r.need * 100);
+    } else if (!consistent(won, o.rounds)) {
+      r.note = strprintf("%s won %d of %d rounds: built-in kept", best->name(), won, o.rounds);
+    } else {
+      t.duel.resize(t.shapes.size());
+      t.duel[z] = {Contestant{best->algo, {}}, Contestant{r.builtin, {}}};
+      t.duels.push_back(z);
     }
   }
-  for (int round = 0; round < 2 * o.rounds; ++round)
-    for (std::size_t z : duels) {
-      duel[z].first.times.push_back(block(c, duel[z].first, shapes[z], buf, iters[z]));
-      duel[z].second.times.push_back(block(c, duel[z].second, shapes[z], buf, iters[z]));
-    }
-  for (std::size_t z : duels) {
-    SizeResult& r = res.sizes[z];
-    const Contestant& a = duel[z].first;
-    const Contestant& b = duel[z].second;
-    if (a.median() < b.median() * (1 - r.need / 2)) {
+}
+
+// One round of the confirmation: each challenger beside the built-in
+// choice, the two taking turns at going first.
+void duel_round(CollTune& t, Buffers& buf, int round) {
+  const Coll c = t.res.coll;
+  for (std::size_t z : t.duels) {
+    Contestant* one = &t.duel[z].first;
+    Contestant* two = &t.duel[z].second;
+    if (round % 2) std::swap(one, two);
+    one->times.push_back(block(c, *one, t.shapes[z], buf, t.iters[z]));
+    two->times.push_back(block(c, *two, t.shapes[z], buf, t.iters[z]));
+  }
+  (void)DUCT_Tune("");
+}
+
+// The confirmation's verdict: still faster by half the margin, and in all
+// but a seventh of its rounds.
+void settle_coll(CollTune& t) {
+  for (std::size_t z : t.duels) {
+    SizeResult& r = t.res.sizes[z];
+    const Contestant& a = t.duel[z].first;
+    const Contestant& b = t.duel[z].second;
+    const int won = rounds_won(a, b), of = static_cast<int>(a.times.size());
+    if (a.median() < b.median() * (1 - r.need / 2) && consistent(won, of)) {
       r.chosen = a.algo;
       r.t_chosen = a.median();
       r.t_builtin = b.median();
-      r.note = strprintf("confirmed: %.3g against %.3g us", a.median(), b.median());
+      r.note = strprintf("confirmed: %.3g against %.3g us, %d of %d rounds", a.median(), b.median(), won, of);
     } else {
-      r.note = strprintf("%s not confirmed (%.3g against %.3g us): built-in kept", a.name(), a.median(), b.median());
+      r.note = strprintf("%s not confirmed (%.3g against %.3g us, %d of %d rounds): built-in kept", a.name(),
+                         a.median(), b.median(), won, of);
     }
   }
-  buf.release();
-  (void)DUCT_Tune("");
-  return res;
 }
 
 std::string fmt_size(std::size_t b) { return b == SIZE_MAX ? "inf" : config::format_size(b); }
@@ -499,12 +599,16 @@ void verify_coll(const Options& o, coll::Context* ctx, Coll c, const std::string
     iters.push_back(calibrate(c, Contestant{-1, {}, builtin}, s, buf, o.block_ms));
     shapes.push_back(s);
   }
-  // Rounds outermost, as when tuning.
+  // Rounds outermost, as when tuning; the two sides take turns at going
+  // first (round_coll says why).
   std::vector<Contestant> a(shapes.size(), Contestant{-1, {}, builtin}), b(shapes.size(), Contestant{-1, {}, tuned});
   for (int round = 0; round < o.rounds; ++round)
     for (std::size_t z = 0; z < shapes.size(); ++z) {
-      a[z].times.push_back(block(c, a[z], shapes[z], buf, iters[z]));
-      b[z].times.push_back(block(c, b[z], shapes[z], buf, iters[z]));
+      Contestant* one = &a[z];
+      Contestant* two = &b[z];
+      if (round % 2) std::swap(one, two);
+      one->times.push_back(block(c, *one, shapes[z], buf, iters[z]));
+      two->times.push_back(block(c, *two, shapes[z], buf, iters[z]));
     }
   for (std::size_t z = 0; z < shapes.size(); ++z) {
     const select::Query q = coll::query_of(*ctx, c, shapes[z].query, false);
@@ -630,6 +734,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
   const Options o = parse(argc, argv);
+  g_fresh = !o.cached;
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   if (g_size < 2) fail("run it on the ranks of the shape to tune (mpirun -np N with N >= 2)");
 
@@ -657,8 +762,8 @@ int main(int argc, char** argv) {
     }
     if (g_rank == 0) {
       std::printf("# duct-tune --verify %s: %d ranks, host buffers, built-in rules and the file's (before the "
-                  "built-in) alternating, %d rounds of %g ms blocks; ratio = built-in / file (below 1: the file is "
-                  "slower)\n", o.verify.c_str(), g_size, o.rounds, o.block_ms);
+                  "built-in) alternating, %d rounds of %g ms blocks, %s; ratio = built-in / file (below 1: the file is "
+                  "slower)\n", o.verify.c_str(), g_size, o.rounds, o.block_ms, g_fresh ? "input rewritten before each call" : "input cached");
       std::printf("%-20s %9s %-20s %12s %-20s %12s %8s\n", "collective", "size", "built-in", "us", "file", "us",
                   "ratio");
     }
@@ -679,9 +784,10 @@ int main(int argc, char** argv) {
                           (one_node ? "" : strprintf(" (%d nodes, %s ranks per node)", nodes,
                                                      ppn ? std::to_string(ppn).c_str() : "different"));
   if (g_rank == 0) {
-    std::printf("# duct-tune: %d ranks on %d node(s), %s buffers, %zu B to %s by x%g, %d rounds of %g ms blocks\n",
+    std::printf("# duct-tune: %d ranks on %d node(s), %s buffers, %zu B to %s by x%g, %d rounds of %g ms blocks, %s\n",
                 g_size, nodes, kinds.size() > 1 ? "host and device" : "host", o.min_bytes,
-                fmt_size(o.max_bytes).c_str(), o.factor, o.rounds, o.block_ms);
+                fmt_size(o.max_bytes).c_str(), o.factor, o.rounds, o.block_ms,
+                g_fresh ? "host input rewritten before each call" : "host input cached (--cached)");
     std::printf("%-20s %5s %9s %-20s %10s %-20s %10s %10s\n", "collective", "mem", "size", "built-in", "us", "tuned",
                 "us", "MPI us");
     std::fflush(stdout);
@@ -689,13 +795,27 @@ int main(int argc, char** argv) {
   const double t_start = now_us();
   std::string section = "# duct-tune shape: " + key + "\n";
   section += strprintf("# measured %s on %d rank(s) of %d node(s); sizes %zu B to %s by x%g, %d rounds of %g ms "
-                       "blocks, margin %.0f%%; times: median round, slowest rank, us per call\n",
+                       "blocks, margin %.0f%%, %s; times: median round, slowest rank, us per call\n",
                        today().c_str(), g_size, nodes, o.min_bytes, fmt_size(o.max_bytes).c_str(), o.factor,
-                       o.rounds, o.block_ms, o.margin * 100);
+                       o.rounds, o.block_ms, o.margin * 100,
+                       g_fresh ? "host input rewritten before each call" : "host input cached");
   int changed = 0, measured = 0;
   for (bool dev : kinds) {
-    for (Coll c : o.colls) {
-      CollResult cr = tune_coll(o, ctx, c, dev, builtin);
+    // Rounds outermost over every collective (CollTune): the seven rounds
+    // of one size spread over the whole run, a minute or more apart.
+    Buffers buf;
+    std::vector<CollTune> tunes;
+    for (Coll c : o.colls) tunes.push_back(prepare_coll(o, ctx, c, dev, builtin, buf));
+    for (int round = 0; round < o.rounds; ++round)
+      for (CollTune& t : tunes) round_coll(t, buf, round);
+    for (CollTune& t : tunes) pick_coll(o, t);
+    for (int round = 0; round < 2 * o.rounds; ++round)
+      for (CollTune& t : tunes) duel_round(t, buf, round);
+    for (CollTune& t : tunes) settle_coll(t);
+    buf.release();
+    for (CollTune& t : tunes) {
+      const CollResult& cr = t.res;
+      const Coll c = cr.coll;
       for (const SizeResult& r : cr.sizes) {
         ++measured;
         changed += r.chosen != r.builtin;
