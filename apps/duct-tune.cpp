@@ -323,8 +323,8 @@ void force(Coll c, int algo) {
 // application sees, while one that copies through shared memory moves
 // every line from core to core in every call. On 2 ranks here the ring
 // allreduce beat shared memory at 512 KiB-2 MiB by 1.7x on rewritten
-// inputs in three verifications, where cached inputs had them even
-// (docs/benchmarks/2026-11-24-shm-phases.md). The stores cost every
+// inputs in three verifications, where with cached inputs shm led (512 KiB:
+// 73 against 87 us; docs/benchmarks/2026-11-24-shm-phases.md). The stores cost every
 // contestant the same.
 bool g_fresh = true;
 
