@@ -83,6 +83,26 @@ class ShmArea {
   void* engine_desc(int r) const;
   // This rank finished sequence k: publish it (release).
   void finish(int me, std::uint64_t k) const;
+  // Ask now for the first two lines of slot k+1 of the ranks this call read
+  // from (prefetches: the ready word with up to 56 bytes of data, and the
+  // next 64 bytes), so that the next small call finds what its peers wrote meanwhile in this
+  // core's cache instead of missing on it then. A call is too long for the
+  // processor to overlap one call's miss with the next's, and that miss is
+  // a cache-to-cache transfer: about 0.03 us between near cores and 0.25 us
+  // between far ones on the build VM (bcast and reduce of 8 B on 2 ranks
+  // went from 0.26-0.29 to 0.15-0.16 us there while its cores sat far
+  // apart, docs/benchmarks/2026-11-24-shm-phases.md). A line a peer has not
+  // written yet costs the same transfer when it writes, as without.
+  // `from`: the rank this call read from (-1: every rank).
+  void prefetch_next(int from, int me, std::uint64_t k) const {
+    const int p = slot_of(k + 1);
+    for (int q = 0; q < size_; ++q) {
+      if (q == me || (from >= 0 && q != from)) continue;
+      const char* line = reinterpret_cast<const char*>(ready(q, p));
+      __builtin_prefetch(line, 0, 3);
+      __builtin_prefetch(line + 64, 0, 3);
+    }
+  }
   // This rank saw every rank publish sequence k: all had returned from k-1.
   void saw_all(std::uint64_t k) noexcept { every_rank_done(k - 1); }
   // Every rank is done with sequence k: slots up to k + kSlots are free.

@@ -86,6 +86,7 @@ Status shm_rounds_now(Context& ctx, Spec spec, Spinner& sp) {
     }
     DUCT_TRY(spec.read(r, p));
     s.finish(me, k);
+    if (spec.wait != kShmNone) s.prefetch_next(spec.wait == kShmAll ? -1 : spec.wait, me, k);
   }
   return spec.end();
 }
