@@ -47,6 +47,9 @@ Status Entry::context(coll::Context** ctx) {
     return Status::ok();
   }
   if (!rt) DUCT_TRY(coll::Runtime::get(&rt));
+  // Hook duct into the MPI library's progress loop (once): see
+  // coll::progress_outside.
+  (void)mpi_wait_progresses_duct();
   std::unique_lock<std::recursive_mutex> lock;
   if (rt->threaded()) lock = std::unique_lock<std::recursive_mutex>(rt->mutex());
   Status st = rt->context(comm, ctx);

@@ -70,7 +70,7 @@ int free_fn(void* extra) {
 int cancel_fn(void*, int) { return MPI_SUCCESS; }
 
 // ---- Open MPI's progress loop -------------------------------------------------------
-int opal_hook() { return static_cast<int>(coll::progress_pending()); }
+int opal_hook() { return static_cast<int>(coll::progress_outside()); }
 
 bool g_hooked = false;
 
@@ -81,11 +81,13 @@ void install_progress_hook() {
     auto reg = reinterpret_cast<Register>(dlsym(RTLD_DEFAULT, "opal_progress_register"));
     if (reg && reg(&opal_hook) == 0) {
       g_hooked = true;
-      DUCT_INFO(capi, "nonblocking collectives: MPI_Wait/MPI_Test progress duct (registered with Open MPI's "
-                      "progress loop)");
+      DUCT_INFO(capi, "registered with Open MPI's progress loop: MPI_Wait/MPI_Test progress duct's nonblocking "
+                      "collectives, and a rank waiting in the MPI library still sends what its completed "
+                      "collectives left in UCX's TCP buffers");
     } else {
-      DUCT_INFO(capi, "nonblocking collectives: this MPI library has no progress hook duct knows; complete duct's "
-                      "requests with DUCT_Wait/DUCT_Test/DUCT_Waitall/DUCT_Testall");
+      DUCT_INFO(capi, "this MPI library has no progress hook duct knows: complete duct's requests with "
+                      "DUCT_Wait/DUCT_Test/DUCT_Waitall/DUCT_Testall, and over TCP the tail of a rank's last "
+                      "message of a collective moves on at its next duct call");
     }
   });
 }

@@ -48,6 +48,11 @@ unsigned progress() {
   return events;
 }
 
+bool sends_may_linger() noexcept {
+  ucx::Worker* w = ucx::Worker::existing();
+  return w && w->tcp_sent();
+}
+
 std::string describe_active() {
   std::string out;
   for (Op* op : g_active) out += "  " + op->describe() + "\n";

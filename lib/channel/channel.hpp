@@ -104,6 +104,12 @@ class Channel {
 // traffic is not progress of a collective).
 unsigned progress();
 
+// Whether a message completed here may still have data in the channel's
+// own buffers that only progress() moves on (UCX over TCP:
+// ucx::Worker::tcp_sent). Then the process should progress while it waits
+// outside duct too (coll::progress_outside).
+bool sends_may_linger() noexcept;
+
 // Register an operation with the progress engine (channel implementations).
 void activate(Op* op);
 void deactivate(Op* op) noexcept;

@@ -263,6 +263,18 @@ std::string Worker::describe() const {
                    cuda_support_ ? "supported" : "not supported");
 }
 
+void Worker::note_tcp(ucp_ep_h ep) {
+  if (not_tcp_.count(ep)) return;
+  const std::string tl = transports(ep);
+  if (tl.find("tcp/") != std::string::npos) {
+    tcp_sent_ = true;
+    DUCT_DEBUG(channel, "messages go over UCX's tcp transport (%s): duct's worker is also progressed from the MPI "
+                        "library's progress loop where it has one", tl.c_str());
+  } else if (tl.find('/') != std::string::npos) {
+    not_tcp_.insert(ep);  // wired without tcp; not wired yet: asked again at its next send
+  }
+}
+
 Status send(ucp_ep_h ep, const void* buf, std::size_t bytes, MemKind kind, std::uint64_t tag,
             void** req) {
   ucp_request_param_t p{};
@@ -274,6 +286,7 @@ Status send(ucp_ep_h ep, const void* buf, std::size_t bytes, MemKind kind, std::
     Status st = transfer_error(s, false, -1);
     return st.code() == Errc::peer_failed ? st : ucs_error(s, "ucp_tag_send_nbx");
   }
+  if (Worker* w = Worker::existing()) w->sent_on(ep);
   *req = r;  // nullptr: completed
   return Status::ok();
 }

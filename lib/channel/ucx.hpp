@@ -79,6 +79,23 @@ class Worker {
   // Events handled (0: nothing happened).
   unsigned progress() noexcept { return ucp_worker_progress(worker_); }
 
+  // Whether a message went out over UCX's tcp transport. Such a send
+  // completes once its data is in the endpoint's send buffer; what the
+  // socket did not take then leaves at a later ucp_worker_progress
+  // (uct_tcp_ep_am_send), so a rank that completed a collective and then
+  // waits elsewhere (a barrier of the MPI library, a point-to-point call)
+  // keeps the tail of its last messages from peers that still wait for
+  // them in that collective, unless something progresses this worker
+  // meanwhile: coll::progress_outside, from the MPI library's progress loop.
+  // (A flush, ucp_ep_flush_nbx, is no way out: it waited for the peer,
+  // which was in that barrier.) Shared memory and RDMA transports hand
+  // their data over as the send completes.
+  bool tcp_sent() const noexcept { return tcp_sent_; }
+  // Called by send(): notes whether `ep` uses the tcp transport.
+  void sent_on(ucp_ep_h ep) {
+    if (!tcp_sent_) note_tcp(ep);
+  }
+
   // Peer failure. Endpoints use UCX's peer error handling: when a peer
   // process dies, UCX reports it on the endpoint (at once for CMA and TCP,
   // through keepalive for shared memory) and duct records it here. Sends to
@@ -98,6 +115,10 @@ class Worker {
   std::string address_;
   bool cuda_support_ = false;
   std::map<std::string, ucp_ep_h> eps_;
+  // Endpoints known not to use tcp (their lanes wired without it).
+  std::set<ucp_ep_h> not_tcp_;
+  bool tcp_sent_ = false;
+  void note_tcp(ucp_ep_h ep);
   std::map<ucp_ep_h, ucs_status_t> failed_;
   unsigned failures_ = 0;
   static void on_ep_error(void* arg, ucp_ep_h ep, ucs_status_t status);

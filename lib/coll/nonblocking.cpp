@@ -301,6 +301,24 @@ std::uint64_t progress_pending() {
   return moved;
 }
 
+namespace {
+// The MPI library's progress loop spins (a blocking MPI call polls it
+// back to back); the UCX worker's progress costs a system call (the tcp
+// transport's epoll_wait), and lingering data needs only to move
+// eventually.
+constexpr unsigned kProgressOutsideEvery = 64;
+}  // namespace
+
+std::uint64_t progress_outside() {
+  std::uint64_t moved = progress_pending();
+  if (t_depth > 0 || !channel::sends_may_linger()) return moved;
+  static thread_local unsigned calls = 0;
+  if (++calls % kProgressOutsideEvery != 0) return moved;
+  auto lock = runtime_lock();
+  Depth depth;
+  return moved + channel::progress();
+}
+
 void abandon(Context& ctx, const Status& why) noexcept {
   while (!ctx.queue.empty()) {
     Pending* p = ctx.queue.front();

@@ -115,6 +115,14 @@ void release(Pending* p) noexcept;
 std::uint64_t progress_pending();
 // Whether any request is outstanding (one load).
 bool any_pending() noexcept;
+// What the MPI library's progress loop runs for duct (capi/requests.cpp
+// registers it where the library has such a loop: Open MPI): the
+// outstanding requests, and, where messages sent over TCP may still sit in
+// UCX's buffers after their collective completed (channel::sends_may_linger),
+// the channels every kProgressOutsideEvery-th call, so that a rank
+// waiting in the MPI library still hands its last messages over. Not
+// reentrant (returns at once inside duct's own progress).
+std::uint64_t progress_outside();
 // Progress until `p` is complete, under DUCT_TIMEOUT and SIGUSR1 as a
 // blocking collective. A timeout fails the request's communicator.
 Status wait_pending(Pending* p);

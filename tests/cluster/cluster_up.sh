@@ -1,6 +1,6 @@
 # Sourced by the cluster tests: cluster_up NODES brings up NODES network
 # namespaces with 2 rails each (mpi_launch_scripts/netns-cluster.sh, links
-# unshaped), takes them down on exit, and sets `args` to the mpirun options
+# unshaped unless NETNS_CLUSTER_RATE is set), takes them down on exit, and sets `args` to the mpirun options
 # that launch on them. Skips the test (77) when not root or network
 # namespaces are not available. NETNS_CLUSTER_ID keeps concurrent clusters
 # apart (each test picks its own range).
