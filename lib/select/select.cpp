@@ -84,7 +84,15 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // 13.4-16.9 us in two runs; 64-512 B: 7.8-8.4 us either way). A scatter
 // there is linear from 16 KiB only: the root's sends go one after another,
 // 64-512 B 14.5-17.4 us against the binomial tree's 8.0-9.8, 4 KiB
-// 16.6-18.1 against 17.0-17.2, 32 KiB 68.6 against 137.1 us.
+// 16.6-18.1 against 17.0-17.2, 32 KiB 68.6 against 137.1 us. On 5 to 16
+// ranks across nodes the linear forms take over from 8 KiB (gather) and
+// 16 or 32 KiB (scatter): the binomial tree sends a far node's blocks
+// through one rank of it, one hop after another, where every rank's block
+// goes to the root at once (2026-11-25, links at 1 Gbit/s: 3 nodes x 2
+// ranks, gather 12 KiB 40 against 69 us, 24-384 KiB half the time, scatter
+// 24 KiB 69 against 137 us but 12 KiB 72 against 64; 5 nodes x 2 ranks,
+// gather 10 KiB 55 against 65 us and half the time from 40 KiB, scatter
+// 20 KiB 128-164 against 130-135 us, 40 KiB 170 against 272).
 // Below 16 KiB the allreduce across nodes is the node-aware one (reduce in
 // the node, recursive doubling among the node leaders, bcast in the node):
 // one rank per node on the network instead of every rank. duct-tune on the
@@ -122,9 +130,11 @@ constexpr const char* kDefaultRules =
     "alltoall:0-inf:engine,0-256k:shm,0-4k:bruck,4k-inf:pairwise;"
     "alltoallv:0-inf:pairwise;"
     "gather:0-inf:engine,0-8m:shm;gather/n=1-2:0-inf:linear;gather/nodes/n=1-4:0-inf:linear;"
+    "gather/nodes/n=5-16:8k-inf:linear;"
     "gather:0-64k:binomial,64k-inf:linear;"
     "gatherv:0-inf:linear;"
-    "scatter:0-inf:engine,0-512k:shm;scatter/n=1-2:0-inf:linear;scatter/nodes/n=1-4:16k-inf:linear;"
+    "scatter:0-inf:engine,0-512k:shm;scatter/n=1-2:0-inf:linear;scatter/nodes/n=1-8:16k-inf:linear;"
+    "scatter/nodes/n=9-16:32k-inf:linear;"
     "scatter:0-64k:binomial,64k-inf:linear;"
     "scatterv:0-inf:linear;"
 "barrier:0-inf:shm,0-inf:dissemination";
