@@ -319,6 +319,13 @@ std::uint64_t progress_outside() {
   return moved + channel::progress();
 }
 
+void poke_mpi() {
+  if (t_depth > 0) return;
+  Depth depth;
+  int flag = 0;
+  (void)PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
+}
+
 void abandon(Context& ctx, const Status& why) noexcept {
   while (!ctx.queue.empty()) {
     Pending* p = ctx.queue.front();

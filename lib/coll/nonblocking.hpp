@@ -123,6 +123,17 @@ bool any_pending() noexcept;
 // waiting in the MPI library still hands its last messages over. Not
 // reentrant (returns at once inside duct's own progress).
 std::uint64_t progress_outside();
+// The other direction: the MPI library's own progress, from duct's waits
+// (every kPollsPerMpiPoke polls of a blocking wait, on the application's
+// thread). A message the application sent with the MPI library just
+// before a duct collective may still sit in the library's buffers (Open
+// MPI's UCX over TCP, as duct's own: ucx::Worker::tcp_sent) while its
+// receiver waits for it before joining the collective; while this rank
+// spins in duct, only this moves it on. A probe on MPI_COMM_SELF that
+// matches nothing (Open MPI's and MPICH's probes run their progress
+// engine when they find nothing); duct's own hook returns at once inside.
+void poke_mpi();
+inline constexpr unsigned kPollsPerMpiPoke = 512;
 // Progress until `p` is complete, under DUCT_TIMEOUT and SIGUSR1 as a
 // blocking collective. A timeout fails the request's communicator.
 Status wait_pending(Pending* p);

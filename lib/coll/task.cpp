@@ -326,12 +326,13 @@ Status wait_until(const std::function<bool()>& done, const std::function<std::st
   Running running;
   unsigned dump_seen = g_dump_gen.load(std::memory_order_relaxed);
   const auto started = std::chrono::steady_clock::now();
-  unsigned idle = 0;
+  unsigned idle = 0, polls = 0;
   while (!done()) {
     if (progress_pending() == 0 && yield && ++idle >= kIdlePollsBeforeYield) {
       sched_yield();
       idle = 0;
     }
+    if (++polls % kPollsPerMpiPoke == 0) poke_mpi();
     if (g_dump_gen.load(std::memory_order_relaxed) != dump_seen) {
       dump_seen = g_dump_gen.load(std::memory_order_relaxed);
       dump(what(), std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
@@ -437,13 +438,14 @@ Status run(Context& ctx, Task& task) {
   // Spin on progress; on an oversubscribed node give the core away after a
   // few idle polls, as Open MPI does with mpi_yield_when_idle.
   Watch watch;
-  unsigned idle = 0;
+  unsigned idle = 0, polls = 0;
   while (st && !done) {
     st = step(task, &done, m);
     if (ctx.yield && ++idle >= kIdlePollsBeforeYield) {
       sched_yield();
       idle = 0;
     }
+    if (++polls % kPollsPerMpiPoke == 0) poke_mpi();
     if (st && !done) st = watch.check(task.activity(), [&] { return task.describe(); });
   }
   if (st) st = task.finalize();
@@ -461,7 +463,7 @@ Spinner::~Spinner() { g_running.store(0, std::memory_order_relaxed); }
 
 Status Spinner::wait(Waitable& w) {
   Watch watch;
-  unsigned idle = 0;
+  unsigned idle = 0, polls = 0;
   for (;;) {
     bool ready = false;
     w.poll(&ready);
@@ -472,6 +474,7 @@ Status Spinner::wait(Waitable& w) {
       sched_yield();
       idle = 0;
     }
+    if (++polls % kPollsPerMpiPoke == 0) poke_mpi();
     DUCT_TRY(watch.check(activity_, [&] {
       return strprintf("%s: waiting for %s", describe_task(info_).c_str(), w.describe().c_str());
     }));

@@ -10,6 +10,12 @@
  * round is still partly in UCX's buffer waits in that barrier while its peer
  * waits in the collective for the rest: a deadlock unless duct's worker is
  * progressed from the MPI library's progress loop (coll::progress_outside).
+ * Then the other direction: the round's root sends CALLS messages to every
+ * other rank with the MPI library (MPI_Send), the others receive them, and
+ * all enter a duct allreduce. Where the MPI library's own sends complete
+ * with data in its buffers (Open MPI's UCX over TCP), the root spins in
+ * duct while a receiver waits for the rest in MPI_Recv: a deadlock unless
+ * duct's waits run the MPI library's progress (coll::poke_mpi).
  * Run across nodes with small socket buffers (UCX_TCP_SNDBUF/RCVBUF) so
  * that sockets are full when a round ends; the script gives it a time limit.
  * Every result is checked; exit 0 and "tail_progress: ok" when all match.
@@ -53,13 +59,27 @@ int main(int argc, char** argv) {
         MPI_Abort(MPI_COMM_WORLD, 2);
       for (long i = 0; i < bytes; ++i) wrong += out[i] != value(root, r, rank * bytes + i);
     }
+    for (int c = 0; c < calls; ++c) {
+      if (rank == root) {
+        for (long i = 0; i < bytes; ++i) out[i] = value(root, r, i + c);
+        for (int q = 0; q < size; ++q)
+          if (q != root) MPI_Send(out, (int)bytes, MPI_BYTE, q, c, MPI_COMM_WORLD);
+      } else {
+        MPI_Recv(out, (int)bytes, MPI_BYTE, root, c, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (long i = 0; i < bytes; ++i) wrong += out[i] != value(root, r, i + c);
+      }
+    }
+    long mine = rank + r, sum = 0;
+    if (DUCT_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 2);
+    wrong += sum != (long)size * (size - 1) / 2 + (long)size * r;
     PMPI_Barrier(MPI_COMM_WORLD);
   }
   long all = 0;
   PMPI_Allreduce(&wrong, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0)
-    printf("tail_progress: %d rounds of %d gathers, bcasts and scatters of %ld bytes per rank on %d ranks, each "
-           "round ending in the MPI library's barrier: %s (%ld wrong bytes)\n",
+    printf("tail_progress: %d rounds of %d gathers, bcasts and scatters of %ld bytes per rank on %d ranks, then as "
+           "many MPI_Sends from the root and a duct allreduce, each round ending in the MPI library's barrier: %s "
+           "(%ld wrong)\n",
            rounds, calls, bytes, size, all ? "WRONG" : "ok", all);
   free(in);
   free(out);
