@@ -219,7 +219,12 @@ void Worker::on_ep_error(void* arg, ucp_ep_h ep, ucs_status_t status) {
   auto* w = static_cast<Worker*>(arg);
   if (w->failed_.emplace(ep, status).second) {
     ++w->failures_;
-    DUCT_WARN(channel, "a UCX peer failed: %s", ucs_status_string(status));
+    // Not a warning: a peer that finished (MPI_Finalize, exit) while this
+    // rank still progresses its worker is reported here too (3 nodes x 2
+    // ranks: "Endpoint timeout" at the end of one run in three). A transfer
+    // that needs the peer fails with PEER_FAILED, naming its rank.
+    DUCT_INFO(channel, "UCX reports an endpoint failed: %s (transfers with that peer fail from now on)",
+              ucs_status_string(status));
   }
 }
 

@@ -99,6 +99,13 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // 2x2 cluster chose it at every size from 8 B to 4 KiB (25-38 us against
 // recursive doubling's 38-61 us, MPI 54-96 us), and duct-bench agreed in two
 // runs (8 B: 43/54 against 57/61 us; 4 KiB: 52/86 against 73/103 us).
+// Below 16 KiB the bcast and reduce across nodes are node-aware too, their
+// network level a binomial tree per rank of the root's node (one per rail):
+// 3 nodes x 2 ranks, 2 rails, 4 KiB: bcast 33-34 against the binomial
+// tree's 68 us (MPI 138), reduce 31-34 against 68 (MPI 36-65), since the
+// flat tree moves every network copy through the root's one NIC; 8-512 B
+// and 2 nodes x 2 ranks (one remote node, one tree) even with it
+// (2026-11-25); from 4 KiB to 32 KiB even with split_rail on 3 nodes.
 // The device engine comes first wherever it exists: on
 // one node it is one kernel over the peers' buffers, against a message
 // schedule (measured on an H100, docs/benchmarks/). Crossovers measured with
@@ -114,7 +121,7 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // and a linear gather or scatter are one message each.
 constexpr const char* kDefaultRules =
     "allreduce/nodes:0-16k:hierarchical,16k-inf:split_rail,64k-inf:hierarchical;"
-    "bcast/nodes:16k-inf:split_rail;reduce/nodes:16k-inf:split_rail;allgather/nodes:16k-inf:split_rail;"
+    "bcast/nodes:0-16k:hierarchical,16k-inf:split_rail;reduce/nodes:0-16k:hierarchical,16k-inf:split_rail;allgather/nodes:16k-inf:split_rail;"
     "allgather/nodes:0-16k:hierarchical;allgatherv/nodes:16k-inf:split_rail;"
     "reduce_scatter_block/nodes:0-16k:hierarchical,16k-inf:split_rail;"
     "reduce_scatter/nodes:0-16k:hierarchical,16k-inf:split_rail;alltoall/nodes:32k-inf:split_rail;"
@@ -281,6 +288,11 @@ const std::vector<AlgoDesc>& algorithms() {
        "(binomial), each node allgathers (scatter + allgather, Barnett et al. 1994, one broadcast per rail as in "
        "UCC cl/hier split_rail)",
        false, rails},
+      {Coll::bcast, "hierarchical",
+       "node-aware: the root broadcasts in its node, each rank of the root's node sends to one rank of its share "
+       "of the other nodes over its own rail (a binomial tree per port), each of those broadcasts in its node "
+       "(MVAPICH2, Open MPI coll/han; binomial trees as Thakur, Rabenseifner, Gropp 2005)",
+       false, several_nodes},
       // reduce
       {Coll::reduce, "engine",
        "device engine, one node: RSxLD_ST, one kernel loads every rank's input and stores the result to the root",
@@ -297,6 +309,11 @@ const std::vector<AlgoDesc>& algorithms() {
        "split-rail: reduce-scatter inside each node, each rail reduces its 1/L towards the root's node (binomial), "
        "the root's node gathers (Rabenseifner 2004, split into node and rail levels as UCC cl/hier split_rail)",
        false, rails},
+      {Coll::reduce, "hierarchical",
+       "node-aware: each node reduces to one rank, those reduce over their rails to the ranks of the root's node "
+       "(a binomial tree per port), the root's node reduces to the root (MVAPICH2, Open MPI coll/han; binomial "
+       "trees as Thakur, Rabenseifner, Gropp 2005)",
+       false, several_nodes},
       // allgather
       {Coll::allgather, "engine",
        "device engine, one node: one copy kernel moves every rank's block into every rank's output over CUDA IPC",

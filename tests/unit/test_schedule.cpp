@@ -142,3 +142,95 @@ TEST_CASE("host copy_local copies every byte at every short distance, overlappin
     CHECK(buf == want);
   }
 }
+
+namespace {
+// A topology of nodes of the given sizes; `by_node`: ranks dealt to the
+// nodes in turn (mpirun --map-by node) instead of in blocks.
+std::vector<Topology> topologies(const std::vector<int>& sizes, bool by_node) {
+  const int N = static_cast<int>(sizes.size());
+  Topology t;
+  t.num_nodes = N;
+  t.ranks_on.resize(sizes.size());
+  for (int r = 0, filled = 0; filled < N;) {
+    filled = 0;
+    for (int j = 0; j < N; ++j) {
+      auto& on = t.ranks_on[static_cast<std::size_t>(j)];
+      if (static_cast<int>(on.size()) == sizes[static_cast<std::size_t>(j)]) {
+        ++filled;
+        continue;
+      }
+      if (by_node || filled == j) on.push_back(r++);
+      if (!by_node) break;
+    }
+  }
+  t.size = 0;
+  for (int s : sizes) t.size += s;
+  t.node_of.resize(static_cast<std::size_t>(t.size));
+  t.local_rank_of.resize(static_cast<std::size_t>(t.size));
+  for (int j = 0; j < N; ++j)
+    for (std::size_t m = 0; m < t.ranks_on[static_cast<std::size_t>(j)].size(); ++m) {
+      const int r = t.ranks_on[static_cast<std::size_t>(j)][m];
+      t.node_of[static_cast<std::size_t>(r)] = j;
+      t.local_rank_of[static_cast<std::size_t>(r)] = static_cast<int>(m);
+    }
+  std::vector<Topology> per_rank;
+  for (int r = 0; r < t.size; ++r) {
+    Topology mine = t;
+    mine.rank = r;
+    mine.node = t.node_of[static_cast<std::size_t>(r)];
+    mine.local_rank = t.local_rank_of[static_cast<std::size_t>(r)];
+    per_rank.push_back(mine);
+  }
+  return per_rank;
+}
+}  // namespace
+
+TEST_CASE("port trees: every other node in one tree, each tree on one local index", "[schedule]") {
+  for (const auto& sizes : std::vector<std::vector<int>>{
+           {2, 2}, {2, 2, 2}, {2, 2, 2, 2, 2}, {1, 1, 1}, {4, 4, 4}, {2, 1}, {1, 3, 2}, {3, 1, 2, 2}, {8, 8}}) {
+    for (bool by_node : {false, true}) {
+      const std::vector<Topology> ts = topologies(sizes, by_node);
+      const int n = static_cast<int>(ts.size()), N = static_cast<int>(sizes.size());
+      for (int root = 0; root < n; ++root) {
+        INFO("nodes " << N << " root " << root << (by_node ? " mapped by node" : ""));
+        const Topology& any = ts[0];
+        const int rn = any.node_of[static_cast<std::size_t>(root)];
+        std::vector<coll::PortTree> pts;
+        for (const Topology& t : ts) pts.push_back(coll::port_tree(t, root));
+        std::vector<int> in_trees(static_cast<std::size_t>(N), 0);
+        for (int r = 0; r < n; ++r) {
+          const coll::PortTree& pt = pts[static_cast<std::size_t>(r)];
+          if (pt.me < 0) continue;
+          REQUIRE(pt.members.size() >= 2);
+          CHECK(pt.members[static_cast<std::size_t>(pt.me)] == r);
+          const int tree_root = pt.members[0];
+          CHECK(any.node_of[static_cast<std::size_t>(tree_root)] == rn);
+          // Every member sees the same tree, and all are on one local index (one rail).
+          for (int m : pt.members) {
+            CHECK(pts[static_cast<std::size_t>(m)].members == pt.members);
+            CHECK(any.local_rank_of[static_cast<std::size_t>(m)] == any.local_rank_of[static_cast<std::size_t>(tree_root)]);
+          }
+          if (any.node_of[static_cast<std::size_t>(r)] != rn) {
+            ++in_trees[static_cast<std::size_t>(any.node_of[static_cast<std::size_t>(r)])];
+            CHECK(pt.port == any.local_rank_of[static_cast<std::size_t>(r)]);
+          }
+        }
+        for (int j = 0; j < N; ++j) {
+          if (j == rn) continue;
+          CHECK(in_trees[static_cast<std::size_t>(j)] == 1);  // exactly one rank of node j is in a tree
+          // Its other ranks agree on which one (their node level's root).
+          for (int r : any.ranks_on[static_cast<std::size_t>(j)])
+            CHECK(pts[static_cast<std::size_t>(r)].port == pts[static_cast<std::size_t>(any.ranks_on[static_cast<std::size_t>(j)][0])].port);
+        }
+        // The node after the root's joins the root's own tree where it has a
+        // rank of the root's local index (the root's rail).
+        const coll::PortTree& at_root = pts[static_cast<std::size_t>(root)];
+        if (static_cast<int>(any.ranks_on[static_cast<std::size_t>((rn + 1) % N)].size()) >
+            any.local_rank_of[static_cast<std::size_t>(root)]) {
+          REQUIRE(at_root.me == 0);
+          CHECK(any.node_of[static_cast<std::size_t>(at_root.members[1])] == (rn + 1) % N);
+        }
+      }
+    }
+  }
+}
