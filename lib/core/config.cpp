@@ -44,6 +44,10 @@ constexpr Var kTable[] = {
      "largest message the cuda_ipc channel sends inline with its header instead of by IPC"},
     {"DUCT_RING_SEGMENT", Kind::size, "256K", nullptr, true,
      "bytes per pipelined segment of a ring step"},
+    {"DUCT_RAIL_SEGMENT_MIN", Kind::size, "16K", nullptr, true,
+     "smallest message of the split-rail bcast and reduce over a rail on more than two nodes (their segments: about "
+     "2 x nodes, at least this per rank of a node): lower pipelines mid-size messages over slow links (1 Gbit/s: 8K "
+     "from 64 KiB on), higher suits fabrics where a message costs more than its bytes"},
     {"DUCT_YIELD", Kind::choice, "auto", "auto|spin|yield", false,
      "waiting ranks: spin, yield the core after a few idle polls, or auto (yield when a machine "
      "has more ranks than cores; ranks of one kernel count together, even under different host names)"},
@@ -171,6 +175,7 @@ Status apply(const Var& v, const char* value, Config* c) {
   if (name == "DUCT_PIPELINE_CHUNK") return size_field(&c->pipeline_chunk, 4096);
   if (name == "DUCT_EAGER_LIMIT") return size_field(&c->eager_limit, 0);
   if (name == "DUCT_RING_SEGMENT") return size_field(&c->ring_segment, 4096);
+  if (name == "DUCT_RAIL_SEGMENT_MIN") return size_field(&c->rail_segment_min, 1024);
   if (name == "DUCT_IPC_CACHE_BYTES") return size_field(&c->ipc_cache_bytes, 0);
   if (name == "DUCT_TIMEOUT") {
     double t;

@@ -42,6 +42,7 @@ struct Config {
   long pipeline_depth = 4;           // DUCT_PIPELINE_DEPTH
   size_t eager_limit = 8u << 10;     // DUCT_EAGER_LIMIT
   size_t ring_segment = 1u << 20;    // DUCT_RING_SEGMENT
+  size_t rail_segment_min = 16u << 10;  // DUCT_RAIL_SEGMENT_MIN
   YieldMode yield = YieldMode::auto_;  // DUCT_YIELD
   double timeout = 0;                // DUCT_TIMEOUT (seconds; 0: off)
   bool check = false;                // DUCT_CHECK

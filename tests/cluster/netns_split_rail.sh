@@ -4,8 +4,9 @@
 # unshaped. On more than two nodes the rooted forms (bcast, reduce) cross
 # the rail as a chain of the nodes once the pipeline has enough segments
 # (coll/common.hpp rail_chain) and as a binomial tree below that; both are
-# run here, on odd byte counts (one segment, several segments, the last one
-# short), with the root on the first, a middle and the last node; and the
+# run here, on odd byte counts (40004: two segments, a tree per segment;
+# 600004 and 9000004: a chain of several, the last one short), with the
+# root on the first, a middle and the last node; and the
 # split-rail alltoall on the same sizes (nodes at every distance). Then the
 # node-aware (hierarchical) forms that serve small messages across nodes,
 # on 124 and 9604 bytes: bcast and reduce with the same roots (their network
@@ -35,7 +36,7 @@ run() {
 for c in bcast reduce allreduce allgather reduce_scatter alltoall; do
   roots="0 $middle $last"
   case $c in bcast|reduce) ;; *) roots=0 ;; esac
-  for bytes in 600004 9000004; do
+  for bytes in 40004 600004 9000004; do
     for r in $roots; do run split_rail "$c" "$r" "$bytes"; done
   done
 done

@@ -234,3 +234,27 @@ TEST_CASE("port trees: every other node in one tree, each tree on one local inde
     }
   }
 }
+
+TEST_CASE("rooted split-rail segments: one message on two nodes, a chain from 128 KiB on three", "[schedule]") {
+  constexpr std::size_t base = 4u << 20;
+  for (std::size_t bytes : {1ul, 40004ul, 131072ul, 600004ul, 9000004ul, 64ul << 20})
+    CHECK(coll::rooted_segment(bytes, 2, 2, base) == base);
+  for (int N : {3, 5, 16})
+    for (int L : {1, 2, 8})
+      for (std::size_t bytes : {1ul, 40004ul, 131072ul, 600004ul, 9000004ul, 64ul << 20}) {
+        INFO("N " << N << " L " << L << " bytes " << bytes);
+        const std::size_t s = coll::rooted_segment(bytes, N, L, base);
+        CHECK(s <= base);
+        CHECK(s >= config::get().rail_segment_min * static_cast<std::size_t>(L));  // no rail message below it
+      }
+  // 3 nodes x 2 ranks: 128 KiB and 600004 bytes cross the rail as a chain,
+  // 40004 bytes (two segments) as a binomial tree per segment.
+  auto segments = [](std::size_t bytes) {
+    return coll::pipeline_layout(bytes, 1, coll::rooted_segment(bytes, 3, 2, base), 2, 3).len.size();
+  };
+  CHECK(coll::rail_chain(segments(131072), 3));
+  CHECK(coll::rail_chain(segments(600004), 3));
+  CHECK(segments(40004) == 2);
+  CHECK_FALSE(coll::rail_chain(segments(40004), 3));
+  CHECK_FALSE(coll::rail_chain(segments(40004), 5));
+}

@@ -63,7 +63,7 @@ Sched bcast_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   auto [node_link, rail_link, l, L, N] = levels(ctx, seq);
   const auto mine = static_cast<std::size_t>(l);
 
-  const Layout seg = pipeline_layout(a.bytes, 1, rooted_segment(a.bytes, N, kSegment), L, N);  // bytes
+  const Layout seg = pipeline_layout(a.bytes, 1, rooted_segment(a.bytes, N, L, kSegment), L, N);  // bytes
   const std::size_t segs = seg.len.size();
   const std::uint32_t stride = segment_stride(segs);
   // This node's place after the root's node, and when its blocks of segment

@@ -78,7 +78,7 @@ Sched reduce_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   void* tmp = nullptr;
   DUCT_CO_TRY(ctx.scratch(kind, (a.count / static_cast<std::size_t>(L) + 1) * esz, 3, &tmp));  // a rail block
 
-  const Layout seg = pipeline_layout(a.count, esz, rooted_segment(bytes, N, kSegment), L, N);  // elements
+  const Layout seg = pipeline_layout(a.count, esz, rooted_segment(bytes, N, L, kSegment), L, N);  // elements
   const std::size_t segs = seg.len.size();
   const std::uint32_t stride = segment_stride(segs);
   // This node's place after the root's node; the root's node holds the
