@@ -147,6 +147,10 @@ Sched ring_allgather(Context& ctx, Link link, void* buf, MemKind kind, Layout bl
 // group member `peer`, awaited (the rail chains of the split-rail bcast and
 // reduce).
 Sched chain_hop(Link link, int peer, void* buf, std::size_t bytes, MemKind kind, bool send, std::uint32_t step);
+// The sends of a binomial broadcast (below) from a member that holds the
+// message: to each of its children, appended to `sends` (not awaited).
+Status binomial_sends(Link link, const void* buf, std::size_t bytes, MemKind kind, int root, std::uint32_t step,
+                      std::vector<Request>* sends);
 // Binomial broadcast of `bytes` at buf from group member `root`.
 Sched binomial_bcast(Context& ctx, Link link, void* buf, std::size_t bytes, MemKind kind, int root,
                      std::uint32_t step_base);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "channel/ucx.hpp"
+#include "coll/common.hpp"
 #include "coll/engine.hpp"
 #include "coll/shm.hpp"
 #include "coll/task.hpp"
@@ -47,6 +48,13 @@ void Context::release() noexcept {
   MPI_Finalized(&fin);
   if (dup != MPI_COMM_NULL && !fin) PMPI_Comm_free(&dup);
   dup = MPI_COMM_NULL;
+}
+
+const PortTree& Context::port_tree(int root) {
+  if (port_trees_.empty()) port_trees_.resize(static_cast<std::size_t>(size()));
+  std::unique_ptr<PortTree>& pt = port_trees_[static_cast<std::size_t>(root)];
+  if (!pt) pt = std::make_unique<PortTree>(coll::port_tree(topo, root));
+  return *pt;
 }
 
 Status Context::scratch(memory::MemKind kind, std::size_t bytes, int slot, void** out) {

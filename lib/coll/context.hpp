@@ -43,6 +43,23 @@ class Spinner;
 struct CollArgs;
 struct StreamSide;
 
+// The network level of the node-aware rooted forms (bcast and reduce
+// `hierarchical`): one binomial tree per port of the root's node, so the
+// root's node sends (or takes) its messages on all of its NICs at once
+// rather than on the root's one. The other nodes, taken in order after the
+// root's node rn (k = 0, 1, ...), join the tree of port
+// p = (lr + k) mod min(R, n_j), where lr is the root's local rank and R and
+// n_j the ranks on rn and on node j: local rank p of node j joins the tree
+// rooted at local rank p of rn. Local rank p of every node is on rail p mod
+// K (the NIC choice, core/netdev), so each tree runs over one rail; the
+// first node after rn joins the root's own tree where it has a rank of the
+// root's local index.
+struct PortTree {
+  std::vector<int> members;  // communicator ranks: the port on rn, then one rank per node of the tree
+  int me = -1;               // this rank's index in members; -1: in no tree (or a tree of one)
+  int port = 0;              // off rn: the local rank of this node that joins a tree
+};
+
 class Context {
  public:
   ~Context();
@@ -96,6 +113,9 @@ class Context {
   const std::vector<int>& node_ranks() const { return topo.ranks_on[static_cast<std::size_t>(topo.node)]; }
   const std::vector<int>& leaders() const noexcept { return leaders_; }
   int leader_index() const noexcept { return leader_index_; }
+  // The port trees for a root (coll/common.hpp port_tree), built on the
+  // first call with that root and kept.
+  const PortTree& port_tree(int root);
 
   // Whether a message about `key` was logged already (log once per signature).
   bool first_time(const std::string& key) { return logged_.insert(key).second; }
@@ -108,6 +128,7 @@ class Context {
   std::uint32_t seq_ = 0;
   std::vector<int> leaders_;
   int leader_index_ = -1;
+  std::vector<std::unique_ptr<PortTree>> port_trees_;  // by root
   static constexpr int kSlots = 6;
   memory::Buffer host_[kSlots];
   memory::Buffer device_[kSlots];

@@ -17,6 +17,7 @@
 #include <exception>
 #include <string>
 #include <utility>
+#include <span>
 #include <vector>
 
 #include "channel/channel.hpp"
@@ -146,6 +147,9 @@ class WaitRequests final : public Waitable {
  public:
   static constexpr std::size_t kInline = 4;
   explicit WaitRequests(std::vector<channel::Request*> reqs) : many_(std::move(reqs)) {}
+  // Requests kept by the caller (a vector in its frame, unchanged while it
+  // waits): polled where they are, nothing copied or allocated.
+  explicit WaitRequests(std::span<channel::Request> reqs) : span_(reqs) {}
   template <class... R>
   explicit WaitRequests(channel::Request& first, R&... rest) : few_{&first, &rest...}, nfew_(1 + sizeof...(rest)) {
     static_assert(sizeof...(rest) < kInline);
@@ -157,6 +161,7 @@ class WaitRequests final : public Waitable {
   channel::Request* few_[kInline] = {};
   std::size_t nfew_ = 0;
   std::vector<channel::Request*> many_;
+  std::span<channel::Request> span_;
 };
 
 // Wait for device work recorded in a fence.
@@ -192,6 +197,10 @@ class WaitAll final : public Waitable {
 // inside co_await expressions.)
 inline WaitAwaiter<WaitRequests> wait(std::vector<channel::Request*> reqs) {
   return WaitAwaiter<WaitRequests>{WaitRequests(std::move(reqs))};
+}
+// Every request of `reqs`, which must stay as it is until the wait ends.
+inline WaitAwaiter<WaitRequests> wait(std::vector<channel::Request>& reqs) {
+  return WaitAwaiter<WaitRequests>{WaitRequests(std::span<channel::Request>(reqs))};
 }
 template <class... R>
 WaitAwaiter<WaitRequests> wait(channel::Request& first, R&... rest) {

@@ -88,6 +88,7 @@ void WaitRequests::poll(bool* ready) {
   };
   for (std::size_t i = 0; i < nfew_; ++i) test(few_[i]);
   for (channel::Request* r : many_) test(r);
+  for (channel::Request& r : span_) test(&r);
   if (!status) *ready = true;
 }
 
@@ -95,6 +96,7 @@ std::string WaitRequests::describe() const {
   std::string out;
   std::vector<const channel::Request*> all(few_, few_ + nfew_);
   all.insert(all.end(), many_.begin(), many_.end());
+  for (const channel::Request& r : span_) all.push_back(&r);
   for (const channel::Request* r : all) {
     if (!r->active()) continue;
     if (!out.empty()) out += "; ";

@@ -55,7 +55,7 @@ Sched allgather_hierarchical(Context& ctx, const CollArgs& a, std::uint32_t seq)
     for (int m = 1; m < L; ++m)
       DUCT_CO_TRY(link.recv(m, at(mine, static_cast<std::size_t>(m) * b), b, kind, kNodeGather,
                             &got[static_cast<std::size_t>(m)]));
-    DUCT_CO_TRY(co_await wait(pointers(got)));
+    DUCT_CO_TRY(co_await wait(got));
     const Group lg = leader_group(ctx);
     if (is_pow2(lg.n))
       DUCT_CO_TRY(co_await doubling_allgather(ctx, link.on(lg), pack, kind, packs, kLeaders));

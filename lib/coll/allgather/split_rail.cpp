@@ -47,7 +47,7 @@ Sched node_exchange(Context& ctx, Link node_link, void* buf, MemKind kind, Layou
       }
     }
   }
-  DUCT_CO_TRY(co_await wait(pointers(reqs)));
+  DUCT_CO_TRY(co_await wait(reqs));
   co_return Status::ok();
 }
 }  // namespace

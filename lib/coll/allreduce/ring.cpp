@@ -85,7 +85,7 @@ Sched ring_reduce_scatter(Context& ctx, Link link, const void* src, void* dst, M
     }
     DUCT_CO_TRY(reap(sends));
   }
-  DUCT_CO_TRY(co_await wait(pointers(sends)));
+  DUCT_CO_TRY(co_await wait(sends));
   co_return Status::ok();
 }
 
@@ -124,7 +124,7 @@ Sched ring_allgather(Context&, Link link, void* buf, MemKind kind, Layout blocks
     }
     DUCT_CO_TRY(reap(sends));
   }
-  DUCT_CO_TRY(co_await wait(pointers(sends)));
+  DUCT_CO_TRY(co_await wait(sends));
   co_return Status::ok();
 }
 

@@ -64,7 +64,7 @@ Sched rail_lane(Link rail, int to, std::vector<LaneBlock> blocks, std::size_t B)
                             &sends[posted]));
     }
   }
-  DUCT_CO_TRY(co_await wait(pointers(sends)));
+  DUCT_CO_TRY(co_await wait(sends));
   co_return Status::ok();
 }
 }  // namespace

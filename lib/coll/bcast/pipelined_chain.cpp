@@ -41,7 +41,7 @@ Sched bcast_pipelined_chain(Context& ctx, const CollArgs& a, std::uint32_t seq) 
       DUCT_CO_TRY(reap(sends));
     }
   }
-  DUCT_CO_TRY(co_await wait(pointers(sends)));
+  DUCT_CO_TRY(co_await wait(sends));
   co_return Status::ok();
 }
 

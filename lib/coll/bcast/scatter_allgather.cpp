@@ -55,7 +55,7 @@ Sched bcast_scatter_allgather(Context& ctx, const CollArgs& a, std::uint32_t seq
     DUCT_CO_TRY(link.send(child, at(buf, blocks.off[static_cast<std::size_t>(child)]), span(child, last), a.recv_kind,
                           kScatterStep, &sends.back()));
   }
-  DUCT_CO_TRY(co_await wait(pointers(sends)));
+  DUCT_CO_TRY(co_await wait(sends));
   // Allgather: member v holds block v.
   DUCT_CO_TRY(co_await ring_allgather(ctx, link, buf, a.recv_kind, blocks, 0, kAllgatherBase));
   co_return Status::ok();

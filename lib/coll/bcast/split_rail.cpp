@@ -41,7 +41,7 @@ Sched scatter_blocks(Link node_link, void* buf, MemKind kind, Layout blocks, int
       if (m != lr && blocks.len[b] > 0)
         DUCT_CO_TRY(node_link.send(m, at(buf, blocks.off[b]), blocks.len[b], kind, step, &sends[b]));
     }
-    DUCT_CO_TRY(co_await wait(pointers(sends)));
+    DUCT_CO_TRY(co_await wait(sends));
   } else if (blocks.len[static_cast<std::size_t>(l)] > 0) {
     Request r;
     const auto b = static_cast<std::size_t>(l);

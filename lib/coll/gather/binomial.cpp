@@ -29,7 +29,7 @@ Sched gather_binomial(Context& ctx, const CollArgs& a, std::uint32_t seq) {
     DUCT_CO_TRY(link.recv(mod(me + mask, n), at(tmp, static_cast<std::size_t>(mask) * b),
                           static_cast<std::size_t>(cnt) * b, kind, 0, &recvs.back()));
   }
-  DUCT_CO_TRY(co_await wait(pointers(recvs)));
+  DUCT_CO_TRY(co_await wait(recvs));
   if (vr != 0) {
     Request r;
     DUCT_CO_TRY(link.send(mod(me - mask, n), tmp, static_cast<std::size_t>(subtree) * b, kind, 0, &r));

@@ -29,7 +29,7 @@ Sched gather_linear(Context& ctx, const CollArgs& a, std::uint32_t seq) {
     recvs.emplace_back();
     DUCT_CO_TRY(link.recv(q, at(a.recvbuf, recv.off[uq]), recv.len[uq], a.recv_kind, 0, &recvs.back()));
   }
-  DUCT_CO_TRY(co_await wait(pointers(recvs)));
+  DUCT_CO_TRY(co_await wait(recvs));
   co_return Status::ok();
 }
 

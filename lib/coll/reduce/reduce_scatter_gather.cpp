@@ -46,7 +46,7 @@ Sched reduce_reduce_scatter_gather(Context& ctx, const CollArgs& a, std::uint32_
     const std::size_t uq = static_cast<std::size_t>(q);
     DUCT_CO_TRY(link.recv(q, at(a.recvbuf, blocks.off[uq] * esz), blocks.len[uq] * esz, kind, kGatherStep, &recvs[uq]));
   }
-  DUCT_CO_TRY(co_await wait(pointers(recvs)));
+  DUCT_CO_TRY(co_await wait(recvs));
   co_return Status::ok();
 }
 

@@ -37,7 +37,7 @@ Sched gather_blocks(Link node_link, void* acc, MemKind kind, Layout blocks, int 
       if (m != lr && blocks.len[b] > 0)
         DUCT_CO_TRY(node_link.recv(m, at(acc, blocks.off[b]), blocks.len[b], kind, step, &recvs[b]));
     }
-    DUCT_CO_TRY(co_await wait(pointers(recvs)));
+    DUCT_CO_TRY(co_await wait(recvs));
   } else if (blocks.len[static_cast<std::size_t>(l)] > 0) {
     Request s;
     const auto b = static_cast<std::size_t>(l);

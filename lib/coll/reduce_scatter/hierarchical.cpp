@@ -52,7 +52,7 @@ Sched reduce_scatter_hierarchical(Context& ctx, const CollArgs& a, std::uint32_t
   }
   const std::size_t b = block_of(0);
   DUCT_CO_TRY(copy_local(a.recvbuf, kind, at(acc, blocks.off[b] * esz), kind, blocks.len[b] * esz));
-  DUCT_CO_TRY(co_await wait(pointers(sends)));
+  DUCT_CO_TRY(co_await wait(sends));
   co_return Status::ok();
 }
 

@@ -40,7 +40,7 @@ Sched reduce_scatter_pairwise(Context& ctx, const CollArgs& a, std::uint32_t seq
       DUCT_CO_TRY(link.recv(src, slot(src), mbytes, kind, static_cast<std::uint32_t>(k), &reqs.back()));
     }
   }
-  DUCT_CO_TRY(co_await wait(pointers(reqs)));  // all sent: an in-place input may now be overwritten
+  DUCT_CO_TRY(co_await wait(reqs));  // all sent: an in-place input may now be overwritten
   memory::Fence fence;
   DUCT_CO_TRY(copy_local(a.recvbuf, kind, slot(0), kind, mbytes));
   for (int q = 1; q < n; ++q) DUCT_CO_TRY(reduce_local(a.recvbuf, a.recvbuf, slot(q), mine, a.dt, a.op, kind, &fence));

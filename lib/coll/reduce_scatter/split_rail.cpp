@@ -66,7 +66,7 @@ Sched node_reduce(Context& ctx, Link node_link, const void* src, void* acc, void
     const auto J = static_cast<std::size_t>(j);
     DUCT_CO_TRY(copy_local(at(acc, acc_p.off[J] * esz), kind, at(src, own.off[J] * esz), kind, own.len[J] * esz));
   }
-  DUCT_CO_TRY(co_await wait(pointers(reqs)));
+  DUCT_CO_TRY(co_await wait(reqs));
   memory::Fence fence;
   for (int k = 0; k < L - 1; ++k)
     for (int j = 0; j < N; ++j) {

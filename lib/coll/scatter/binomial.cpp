@@ -39,7 +39,7 @@ Sched scatter_binomial(Context& ctx, const CollArgs& a, std::uint32_t seq) {
                           kind, 0, &sends.back()));
   }
   if (!a.in_place) DUCT_CO_TRY(copy_local(a.recvbuf, a.recv_kind, tmp, kind, b));  // in place: it is already there
-  DUCT_CO_TRY(co_await wait(pointers(sends)));
+  DUCT_CO_TRY(co_await wait(sends));
   co_return Status::ok();
 }
 

@@ -27,7 +27,7 @@ Sched scatter_linear(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   }
   const std::size_t m = static_cast<std::size_t>(me);
   DUCT_CO_TRY(copy_local(a.recvbuf, a.recv_kind, at(a.sendbuf, send.off[m]), a.send_kind, send.len[m]));
-  DUCT_CO_TRY(co_await wait(pointers(sends)));
+  DUCT_CO_TRY(co_await wait(sends));
   co_return Status::ok();
 }
 
