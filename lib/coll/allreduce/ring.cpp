@@ -93,7 +93,10 @@ Sched ring_allgather(Context&, Link link, void* buf, MemKind kind, Layout blocks
                      std::uint32_t step_base, const void* own_src, MemKind own_kind) {
   const int n = link.g.n, r = link.g.me;
   const int right = mod(r + 1, n), left = mod(r - 1, n);
-  const std::size_t seg_bytes = config::get().ring_segment;
+  // Segments let a rank forward what it received before the whole block is
+  // in. Two members forward nothing: each block goes whole, one message
+  // (2 ranks on one node, 1-4 MiB: 2-6% faster than in 256 KiB segments).
+  const std::size_t seg_bytes = n > 2 ? config::get().ring_segment : std::max<std::size_t>(blocks.max_len(), 1);
   auto block_at = [&](int k) { return static_cast<std::size_t>(mod(r + own_offset + k, n)); };
 
   std::vector<Request> sends;
