@@ -83,24 +83,40 @@ class ShmArea {
   void* engine_desc(int r) const;
   // This rank finished sequence k: publish it (release).
   void finish(int me, std::uint64_t k) const;
-  // Ask now for the first two lines of slot k+1 of the ranks this call read
-  // from (prefetches: the ready word with up to 56 bytes of data, and the
-  // next 64 bytes), so that the next small call finds what its peers wrote meanwhile in this
-  // core's cache instead of missing on it then. A call is too long for the
+  // Ask now for the lines of slot k+1 of the ranks this call read from that
+  // it read in their slots (data bytes [lo, hi), and the ready word's
+  // line; a range of more than kPrefetchLines lines, only its first), so
+  // that the next small call finds
+  // what its peers wrote meanwhile in this core's cache instead of missing
+  // on it then. A call is too long for the
   // processor to overlap one call's miss with the next's, and that miss is
   // a cache-to-cache transfer: about 0.03 us between near cores and 0.25 us
   // between far ones on the build VM (bcast and reduce of 8 B on 2 ranks
   // went from 0.26-0.29 to 0.15-0.16 us there while its cores sat far
   // apart, docs/benchmarks/2026-11-24-shm-phases.md). A line a peer has not
   // written yet costs the same transfer when it writes, as without.
+  // The first two lines (120 bytes of data) were the rule until
+  // 2026-11-25: a 2-rank gather of 128-byte blocks, three lines, took
+  // 0.27-0.28 against 0.15 us for 64-byte blocks while the cores sat far
+  // apart (Open MPI: 0.16); now 0.17. Lines the call did not read are left
+  // alone (a scatter's reader that took the root's lines too slowed the
+  // root, which writes them for the next call: 512 B, 0.22 -> 0.29 us), and
+  // so are long ranges (scatter of 512-byte blocks: 0.22-0.24 -> 0.29 us
+  // with 8 of its 9 lines; likely the reader's prefetch meets the root
+  // filling the next slot).
   // `from`: the rank this call read from (-1: every rank).
-  void prefetch_next(int from, int me, std::uint64_t k) const {
+  static constexpr std::size_t kPrefetchLines = 6;
+  void prefetch_next(int from, int me, std::uint64_t k, std::size_t lo, std::size_t hi) const {
     const int p = slot_of(k + 1);
+    // Data starts 8 bytes past the ready word, on its line.
+    const std::size_t first = (8 + lo) / 64;
+    std::size_t end = std::max(first + 1, (8 + hi + 63) / 64);
+    if (end - first > kPrefetchLines) end = first + 1;
     for (int q = 0; q < size_; ++q) {
       if (q == me || (from >= 0 && q != from)) continue;
       const char* line = reinterpret_cast<const char*>(ready(q, p));
-      __builtin_prefetch(line, 0, 3);
-      __builtin_prefetch(line + 64, 0, 3);
+      if (first > 0) __builtin_prefetch(line, 0, 3);
+      for (std::size_t i = first; i < end; ++i) __builtin_prefetch(line + 64 * i, 0, 3);
     }
   }
   // This rank saw every rank publish sequence k: all had returned from k-1.

@@ -20,6 +20,7 @@
 //     Status begin();                              // before the first round
 //     Status fill(std::size_t r, void* slot);      // this rank's data of round r
 //     Status read(std::size_t r, int p);           // after the wait: slots p of every rank
+//     Span span(std::size_t r) const;              // the bytes of a slot's data round r reads
 //     Status end();                                // after the last round
 //   };
 //
@@ -39,6 +40,9 @@ namespace duct::coll {
 
 inline constexpr int kShmNone = -1;  // Spec::wait: read no other rank's slot
 inline constexpr int kShmAll = -2;   // Spec::wait: read every rank's slot
+struct Span {                        // Spec::span: bytes [lo, hi) of a slot's data
+  std::size_t lo, hi;
+};
 
 template <class Spec>
 Sched shm_rounds(Context& ctx, Spec spec) {
@@ -86,7 +90,10 @@ Status shm_rounds_now(Context& ctx, Spec spec, Spinner& sp) {
     }
     DUCT_TRY(spec.read(r, p));
     s.finish(me, k);
-    if (spec.wait != kShmNone) s.prefetch_next(spec.wait == kShmAll ? -1 : spec.wait, me, k);
+    if (spec.wait != kShmNone) {
+      const auto [lo, hi] = spec.span(r);
+      s.prefetch_next(spec.wait == kShmAll ? -1 : spec.wait, me, k, lo, hi);
+    }
   }
   return spec.end();
 }

@@ -44,6 +44,7 @@ struct AlltoallSpec {
     return Status::ok();
   }
   Status end() { return Status::ok(); }
+  Span span(std::size_t r) const { return {me_ * len(r), (me_ + 1) * len(r)}; }
 
  private:
   std::size_t off(std::size_t r) const { return r * piece_; }

@@ -32,6 +32,7 @@ struct BcastSpec {
     return writes ? Status::ok() : copy_local(at(a_->recvbuf, off(r)), a_->recv_kind, s_->slot(a_->root, p), MemKind::host, len(r));
   }
   Status end() { return Status::ok(); }
+  Span span(std::size_t r) const { return {0, len(r)}; }
 
  private:
   std::size_t off(std::size_t r) const { return r * ShmArea::kSlotBytes; }

@@ -34,6 +34,7 @@ struct GatherSpec {
     return Status::ok();
   }
   Status end() { return Status::ok(); }
+  Span span(std::size_t r) const { return {0, len(r)}; }
 
  private:
   std::size_t off(std::size_t r) const { return r * ShmArea::kSlotBytes; }

@@ -38,6 +38,7 @@ struct ReduceSpec {
                             a_->recv_kind);
   }
   Status end() { return Status::ok(); }
+  Span span(std::size_t r) const { return {0, len(r)}; }
 
  private:
   std::size_t len(std::size_t r) const { return std::min(chunk_, a_->count * esz_ - r * chunk_); }

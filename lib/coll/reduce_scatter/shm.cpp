@@ -66,6 +66,10 @@ struct ReduceScatterSpec {
       DUCT_TRY(reduce_local(dst, dst, at(s.slot(q, p), at_slot), len, a_->dt, a_->op, MemKind::host, nullptr));
     return Status::ok();
   }
+  Span span(std::size_t r) const {
+    const std::size_t off = r * piece_, mine = blocks_.len[me_], at_slot = me_ * piece_ * esz_;
+    return {at_slot, off >= mine ? at_slot : at_slot + std::min(piece_, mine - off) * esz_};
+  }
   Status end() {
     return acc_ == a_->recvbuf ? Status::ok() : copy_local(a_->recvbuf, a_->recv_kind, acc_, MemKind::host, blocks_.len[me_] * esz_);
   }

@@ -37,6 +37,7 @@ struct ScatterSpec {
     return copy_local(at(a_->recvbuf, off(r)), a_->recv_kind, at(s_->slot(a_->root, p), me_ * len(r)), MemKind::host, len(r));
   }
   Status end() { return Status::ok(); }
+  Span span(std::size_t r) const { return {me_ * len(r), (me_ + 1) * len(r)}; }
 
  private:
   std::size_t off(std::size_t r) const { return r * piece_; }
