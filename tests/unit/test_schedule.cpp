@@ -151,17 +151,15 @@ std::vector<Topology> topologies(const std::vector<int>& sizes, bool by_node) {
   Topology t;
   t.num_nodes = N;
   t.ranks_on.resize(sizes.size());
-  for (int r = 0, filled = 0; filled < N;) {
-    filled = 0;
-    for (int j = 0; j < N; ++j) {
-      auto& on = t.ranks_on[static_cast<std::size_t>(j)];
-      if (static_cast<int>(on.size()) == sizes[static_cast<std::size_t>(j)]) {
-        ++filled;
-        continue;
-      }
-      if (by_node || filled == j) on.push_back(r++);
-      if (!by_node) break;
-    }
+  const int most = *std::max_element(sizes.begin(), sizes.end());
+  int r = 0;
+  if (by_node) {
+    for (int m = 0; m < most; ++m)
+      for (int j = 0; j < N; ++j)
+        if (m < sizes[static_cast<std::size_t>(j)]) t.ranks_on[static_cast<std::size_t>(j)].push_back(r++);
+  } else {
+    for (int j = 0; j < N; ++j)
+      for (int m = 0; m < sizes[static_cast<std::size_t>(j)]; ++m) t.ranks_on[static_cast<std::size_t>(j)].push_back(r++);
   }
   t.size = 0;
   for (int s : sizes) t.size += s;
