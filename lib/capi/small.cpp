@@ -18,7 +18,7 @@ coll::Context* context_of(MPI_Comm comm) {
   coll::Runtime* rt = coll::Runtime::ready();
   if (!rt || rt->threaded()) return nullptr;
   coll::Context* c = rt->last_context(comm);
-  if (!c || !c->shm || c->engine || c->size() < 2 || !c->failed.is_ok() || !c->queue.empty()) return nullptr;
+  if (!c || c->engine || c->size() < 2 || !c->failed.is_ok() || !c->queue.empty()) return nullptr;
   return config::get().check ? nullptr : c;
 }
 

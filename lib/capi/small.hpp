@@ -6,20 +6,25 @@
 // build error messages, selection, a Task and its progress loop) cost
 // several times that: about 1350 instructions for an 8-byte bcast at the
 // root, where Open MPI's whole call takes 0.07-0.2 us here (issue 27).
+// Across nodes a small bcast, gather or scatter is a message or two per
+// rank; there the same machinery runs with the caches that the kernel's
+// network path left cold (coll/msg_rounds.hpp).
 //
 // Each function here takes a blocking call when everything about it is
 // plain, and returns false otherwise, having done nothing, so that the
 // general path takes it (and raises whatever error it has):
 //   - the communicator is the one of the previous duct call (its context
-//     cached, an intracommunicator), healthy, with a shared-memory area
-//     (one node), no device engine, no nonblocking collective pending on it,
-//     no DUCT_CHECK, and the application not threaded (no lock to take);
+//     cached, an intracommunicator), healthy, with no device engine, no
+//     nonblocking collective pending on it, no DUCT_CHECK, and the
+//     application not threaded (no lock to take);
 //   - datatypes and ops are predefined ones duct reduces or moves natively
 //     (contiguous), counts are positive, buffers are host memory, not NULL,
 //     not overlapping, MPI_IN_PLACE only where MPI allows it;
 //   - the selection cached for this collective and size (same rules
-//     generation) is a shared-memory algorithm, and DUCT_LOG=info is off
-//     (the general path logs each new call signature).
+//     generation) has a plain form: a shared-memory algorithm
+//     (coll/shm_rounds.hpp) or a message algorithm of bcast, gather or
+//     scatter (coll/msg_rounds.hpp), and DUCT_LOG=info is off (the general
+//     path logs each new call signature).
 // It then runs that algorithm in place (coll::run_small): the same schedule
 // the general path would run, so the same bits, the same DUCT_TIMEOUT and
 // SIGUSR1 behaviour, and every rank's sequence numbers advance the same way

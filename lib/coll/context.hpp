@@ -27,6 +27,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "channel/table.hpp"
 #include "core/comm.hpp"
@@ -103,10 +104,13 @@ class Context {
     bool device = false;
     const char* name = "";             // algo's name
     Sched (*fn)(Context&, const CollArgs&, std::uint32_t) = nullptr;  // what runs (the fallback's under the engine)
-    // Its plain form when it is a shared-memory algorithm (coll/shm_rounds.hpp).
-    Status (*now)(Context&, const CollArgs&, Spinner&) = nullptr;
+    // Its plain form, where it has one (coll/shm_rounds.hpp, coll/msg_rounds.hpp).
+    Status (*now)(Context&, const CollArgs&, std::uint32_t seq, Spinner&) = nullptr;
   };
   LastChoice last_choice[static_cast<int>(select::Coll::count_)];
+  // The requests of the small-call path's message rounds (msg_rounds_now),
+  // kept between calls so that a call allocates nothing; empty between calls.
+  std::vector<channel::Request> small_reqs;
 
   // Members of this rank's node and one leader (lowest rank) per node, in
   // rank order; leader_index_ is -1 on ranks that are not leaders.

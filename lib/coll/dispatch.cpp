@@ -4,6 +4,7 @@
 
 #include "coll/collectives.hpp"
 #include "coll/engine.hpp"
+#include "coll/msg_rounds.hpp"
 #include "coll/nonblocking.hpp"
 #include "coll/shm.hpp"
 #include "coll/shm_rounds.hpp"
@@ -21,8 +22,8 @@ struct Impl {
   Coll coll;
   const char* name;
   AlgoFn fn;
-  // The plain form of a shared-memory algorithm (coll/shm_rounds.hpp), for
-  // the small-call path.
+  // The plain form of a shared-memory algorithm (coll/shm_rounds.hpp) or a
+  // message algorithm (coll/msg_rounds.hpp), for the small-call path.
   NowFn now = nullptr;
 };
 
@@ -48,11 +49,11 @@ constexpr Impl kImpls[] = {
     {Coll::allreduce, "hierarchical", &allreduce_hierarchical},
     {Coll::allreduce, "split_rail", &allreduce_split_rail},
     {Coll::bcast, "shm", &bcast_shm, &bcast_shm_now},
-    {Coll::bcast, "binomial", &bcast_binomial},
+    {Coll::bcast, "binomial", &bcast_binomial, &bcast_binomial_now},
     {Coll::bcast, "scatter_allgather", &bcast_scatter_allgather},
     {Coll::bcast, "pipelined_chain", &bcast_pipelined_chain},
     {Coll::bcast, "split_rail", &bcast_split_rail},
-    {Coll::bcast, "hierarchical", &bcast_hierarchical},
+    {Coll::bcast, "hierarchical", &bcast_hierarchical, &bcast_hierarchical_now},
     {Coll::reduce, "shm", &reduce_shm, &reduce_shm_now},
     {Coll::reduce, "binomial", &reduce_binomial},
     {Coll::reduce, "reduce_scatter_gather", &reduce_reduce_scatter_gather},
@@ -85,12 +86,12 @@ constexpr Impl kImpls[] = {
     {Coll::alltoall, "split_rail", &alltoall_split_rail},
     {Coll::alltoallv, "pairwise", &alltoall_pairwise},
     {Coll::gather, "shm", &gather_shm, &gather_shm_now},
-    {Coll::gather, "binomial", &gather_binomial},
-    {Coll::gather, "linear", &gather_linear},
+    {Coll::gather, "binomial", &gather_binomial, &gather_binomial_now},
+    {Coll::gather, "linear", &gather_linear, &gather_linear_now},
     {Coll::gatherv, "linear", &gather_linear},
     {Coll::scatter, "shm", &scatter_shm, &scatter_shm_now},
-    {Coll::scatter, "binomial", &scatter_binomial},
-    {Coll::scatter, "linear", &scatter_linear},
+    {Coll::scatter, "binomial", &scatter_binomial, &scatter_binomial_now},
+    {Coll::scatter, "linear", &scatter_linear, &scatter_linear_now},
     {Coll::scatterv, "linear", &scatter_linear},
     {Coll::barrier, "shm", &barrier_shm, &barrier_shm_now},
     {Coll::barrier, "dissemination", &barrier_dissemination},
@@ -262,10 +263,10 @@ Status run_small(Context& ctx, const CollArgs& a, bool* taken) {
   *taken = last.now && last.bytes == bytes && !last.device &&
            last.generation == Runtime::ready()->rules_generation() && !log::enabled(log::Level::info, log::Subsys::coll);
   if (!*taken) return Status::ok();
-  ctx.next_seq();  // numbered as plan_collective numbers calls
+  const std::uint32_t seq = ctx.next_seq();  // numbered as plan_collective numbers calls
   ++g_small_calls;
   Spinner sp(TaskInfo{a.call, last.name, bytes, ctx.cid}, ctx.yield);
-  Status st = last.now(ctx, a, sp);
+  Status st = last.now(ctx, a, seq, sp);
   if (!st) fail_context(ctx, st);
   return st;
 }

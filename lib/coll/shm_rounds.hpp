@@ -101,15 +101,15 @@ Status shm_rounds_now(Context& ctx, Spec spec, Spinner& sp) {
 // The plain forms of the shm algorithms (the Specs of their files).
 Status shm_reduce_now(Context& ctx, const CollArgs& a, bool everyone, Spinner& sp);
 Status shm_gather_now(Context& ctx, const CollArgs& a, bool everyone, Spinner& sp);
-using NowFn = Status (*)(Context&, const CollArgs&, Spinner&);
-Status allreduce_shm_now(Context&, const CollArgs&, Spinner&);
-Status bcast_shm_now(Context&, const CollArgs&, Spinner&);
-Status reduce_shm_now(Context&, const CollArgs&, Spinner&);
-Status allgather_shm_now(Context&, const CollArgs&, Spinner&);
-Status reduce_scatter_shm_now(Context&, const CollArgs&, Spinner&);
-Status alltoall_shm_now(Context&, const CollArgs&, Spinner&);
-Status gather_shm_now(Context&, const CollArgs&, Spinner&);
-Status scatter_shm_now(Context&, const CollArgs&, Spinner&);
-Status barrier_shm_now(Context&, const CollArgs&, Spinner&);
+using NowFn = Status (*)(Context&, const CollArgs&, std::uint32_t seq, Spinner&);
+Status allreduce_shm_now(Context&, const CollArgs&, std::uint32_t, Spinner&);
+Status bcast_shm_now(Context&, const CollArgs&, std::uint32_t, Spinner&);
+Status reduce_shm_now(Context&, const CollArgs&, std::uint32_t, Spinner&);
+Status allgather_shm_now(Context&, const CollArgs&, std::uint32_t, Spinner&);
+Status reduce_scatter_shm_now(Context&, const CollArgs&, std::uint32_t, Spinner&);
+Status alltoall_shm_now(Context&, const CollArgs&, std::uint32_t, Spinner&);
+Status gather_shm_now(Context&, const CollArgs&, std::uint32_t, Spinner&);
+Status scatter_shm_now(Context&, const CollArgs&, std::uint32_t, Spinner&);
+Status barrier_shm_now(Context&, const CollArgs&, std::uint32_t, Spinner&);
 
 }  // namespace duct::coll

@@ -9,7 +9,10 @@
 #   2. the whole MPI test suite (every collective and algorithm forced, the
 #      split-rail ones included, errors);
 #   3. the collective cases with 3 ranks on the 2 nodes (2 + 1: the
-#      split-rail forms step aside for the other algorithms);
+#      split-rail forms step aside for the other algorithms), and the
+#      small-call path's cases on 2 x 2 and 2 + 1 (bcast, gather and scatter
+#      take it across nodes), and a small bcast its root skips (the others
+#      time out naming it);
 #   4. duct-bench allreduce beside MPI_Allreduce, #wrong must be 0;
 #   5. faults: every rank of node2 killed during 64 MiB allreduces, then
 #      node2's eth1 taken down during them (both within DUCT_TIMEOUT + 2 s).
@@ -72,6 +75,25 @@ timeout 900 mpirun "${args[@]}" -np 3 --map-by node -x TEST_WATCHDOG_S=300 -x OM
 rc=$?
 tail -n 3 "$build/netns-uneven.log"
 [ $rc -eq 0 ] || { grep -B2 -A12 FAILED "$build/netns-uneven.log" | head -60; fail "the collective cases failed on 3 ranks on 2 nodes"; }
+
+echo "== the small-call path across nodes (bcast, gather, scatter in place; tests/mpi/test_small_path.cpp), 2 x 2 and 2 + 1"
+for layout in "-np 4 -npernode 2" "-np 3 --map-by node"; do
+  # shellcheck disable=SC2086
+  timeout 900 mpirun "${args[@]}" $layout -x TEST_SMALL_EXPECT=2 -x TEST_WATCHDOG_S=300 "$build/tests/mpi/duct-small-tests" \
+    "[small]" >"$build/netns-small.log" 2>&1
+  rc=$?
+  tail -n 2 "$build/netns-small.log"
+  [ $rc -eq 0 ] || { grep -B2 -A12 FAILED "$build/netns-small.log" | head -60; fail "the small-call path failed across nodes ($layout)"; }
+done
+
+echo "== a small bcast that its root skips, across nodes (DUCT_TIMEOUT=5, duct-fault hang-small-bcast)"
+hs=$build/netns-hang-small.log
+timeout 120 mpirun "${args[@]}" -np 4 -npernode 2 -x DUCT_TIMEOUT=5 "$fault" hang-small-bcast >"$hs" 2>&1
+rc=$?
+grep -E "bcast that rank 0 skips" "$hs" | cut -c1-200
+[ $rc -eq 0 ] && [ "$(grep -c ': PASS$' "$hs")" -eq 4 ] ||
+  { tail -20 "$hs"; fail "the ranks waiting for a skipped small bcast did not all time out naming it"; }
+echo "skipped small bcast: the waiting ranks timed out naming DUCT_Bcast"
 
 echo "== the split-rail collectives on an odd count large enough to pipeline (9000004 bytes), roots 0 and 3"
 for c in allreduce bcast reduce allgather reduce_scatter alltoall; do

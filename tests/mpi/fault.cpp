@@ -18,6 +18,9 @@
 //   hang-small, dump-small  the same with an 8-byte allreduce, made once by
 //              every rank before: the waiting ranks take the small-call path
 //              (lib/capi/small.hpp), which must time out and dump alike.
+//   hang-small-bcast  hang-small with an 8-byte bcast from rank 0: across
+//              nodes the waiting ranks take the small-call path's message
+//              forms (coll/msg_rounds.hpp; tests/cluster/netns_cluster.sh).
 //   first      DUCT_TIMEOUT set: the last rank skips the first duct call of
 //              the process (on MPI_COMM_WORLD), then the first duct call on a
 //              fresh communicator, and goes on to MPI_Allreduce on
@@ -170,7 +173,7 @@ int run_mismatch() {
 
 // ---- hang / dump --------------------------------------------------------------------------
 
-int run_hang(bool dump, bool small) {
+int run_hang(bool dump, bool small, bool bcast = false) {
   MPI_Comm c;
   MPI_Comm_dup(MPI_COMM_WORLD, &c);
   MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
@@ -178,9 +181,15 @@ int run_hang(bool dump, bool small) {
   DUCT_Barrier(c);
   const int n = small ? 2 : 100000;
   std::vector<float> big(100000, 1.0f), out(100000);
+  const char* call = bcast ? "DUCT_Bcast" : "DUCT_Allreduce";
+  // The collective: an allreduce, or a bcast from rank 0 (of `big`).
+  auto coll = [&](int cnt) {
+    return bcast ? DUCT_Bcast(big.data(), cnt, MPI_FLOAT, 0, c)
+                 : DUCT_Allreduce(big.data(), out.data(), cnt, MPI_FLOAT, MPI_SUM, c);
+  };
   // A small call of the same size first: the one rank 0 skips then takes the
   // small-call path on the others.
-  if (small) expect(DUCT_Allreduce(big.data(), out.data(), n, MPI_FLOAT, MPI_SUM, c) == MPI_SUCCESS, "a first 8-byte allreduce");
+  if (small) expect(coll(n) == MPI_SUCCESS, "a first 8-byte call");
   std::thread signaller;
   if (dump && g_rank == 1)
     signaller = std::thread([] {
@@ -188,8 +197,8 @@ int run_hang(bool dump, bool small) {
       kill(getpid(), SIGUSR1);
     });
   const int count = g_rank == 0 ? 0 : n;  // rank 0 has nothing to do and returns
-  Outcome o = timed([&] { return DUCT_Allreduce(big.data(), out.data(), count, MPI_FLOAT, MPI_SUM, c); });
-  report("allreduce that rank 0 skips", o);
+  Outcome o = timed([&] { return coll(count); });
+  report(bcast ? "bcast that rank 0 skips" : "allreduce that rank 0 skips", o);
   if (signaller.joinable()) signaller.join();
   const char* t = std::getenv("DUCT_TIMEOUT");
   const double limit = t ? std::atof(t) : 0;
@@ -198,10 +207,10 @@ int run_hang(bool dump, bool small) {
   } else {
     expect(o.cls == DUCT_Error_class(DUCT_ERRCLASS_TIMEOUT), "a timeout error");
     expect(o.seconds >= limit * 0.9 && o.seconds < limit + 5, "within the timeout");
-    expect(has(o, "DUCT_Allreduce") && has(o, "waiting for") && has(o, "rank"),
+    expect(has(o, call) && has(o, "waiting for") && has(o, "rank"),
            "the message names the pending operation and the peer");
     // The communicator is unusable afterwards, at once.
-    Outcome again = timed([&] { return DUCT_Allreduce(big.data(), out.data(), 8, MPI_FLOAT, MPI_SUM, c); });
+    Outcome again = timed([&] { return coll(8); });
     report("next call on the failed communicator", again);
     expect(again.cls == DUCT_Error_class(DUCT_ERRCLASS_TIMEOUT) && again.seconds < 1.0,
            "later calls fail at once with the first error");
@@ -371,6 +380,8 @@ int main(int argc, char** argv) {
     rc = run_mismatch();
   } else if (mode == "hang" || mode == "hang-small") {
     rc = run_hang(false, mode == "hang-small");
+  } else if (mode == "hang-small-bcast") {
+    rc = run_hang(false, true, true);
   } else if (mode == "dump" || mode == "dump-small") {
     rc = run_hang(true, mode == "dump-small");
   } else if (mode == "first") {
@@ -380,7 +391,7 @@ int main(int argc, char** argv) {
   } else if (mode == "kill" || mode == "kill-node") {
     rc = run_kill(mode == "kill-node");
   } else {
-    std::printf("usage: duct-fault mismatch|hang|hang-small|dump|dump-small|first|first-check|kill|kill-node\n");
+    std::printf("usage: duct-fault mismatch|hang|hang-small|hang-small-bcast|dump|dump-small|first|first-check|kill|kill-node\n");
   }
   std::printf("rank %d: %s\n", g_rank, g_ok && rc == 0 ? "PASS" : "FAIL");
   MPI_Finalize();

@@ -8,7 +8,7 @@ trap 'rm -f "$out" "$err"' EXIT
 np=3
 case $scenario in
   mismatch) env="DUCT_CHECK=1" ;;
-  hang|hang-small) env="DUCT_TIMEOUT=5" ;;
+  hang|hang-small|hang-small-bcast) env="DUCT_TIMEOUT=5" ;;
   dump|dump-small) env="DUCT_TIMEOUT=5" ;;
   kill)     env="DUCT_TIMEOUT=5" ;;
   first)    env="DUCT_TIMEOUT=5" ;;
@@ -31,7 +31,7 @@ grep -v "^\s*$" "$err" | head -40
 fail() { echo "FAIL: $*"; exit 1; }
 [ $rc -eq 124 ] && fail "the job hung (killed after 120 s)"
 case $scenario in
-  mismatch|hang|hang-small|first-check)
+  mismatch|hang|hang-small|hang-small-bcast|first-check)
     [ "$(grep -c ': PASS$' "$out")" -eq $np ] || fail "not every rank passed"
     [ $rc -eq 0 ] || fail "mpirun exited $rc" ;;
   dump|dump-small)

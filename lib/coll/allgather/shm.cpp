@@ -8,6 +8,8 @@ namespace duct::coll {
 
 // Not a coroutine itself: it hands back shm_gather's.
 Sched allgather_shm(Context& ctx, const CollArgs& a, std::uint32_t) { return shm_gather(ctx, a, /*everyone=*/true); }
-Status allgather_shm_now(Context& ctx, const CollArgs& a, Spinner& sp) { return shm_gather_now(ctx, a, true, sp); }
+Status allgather_shm_now(Context& ctx, const CollArgs& a, std::uint32_t, Spinner& sp) {
+  return shm_gather_now(ctx, a, true, sp);
+}
 
 }  // namespace duct::coll

@@ -25,6 +25,8 @@ namespace duct::coll {
 // The shm reduce with every rank as a root (reduce/shm.cpp). Not a coroutine
 // itself: it hands back shm_reduce's, so no extra frame on this path.
 Sched allreduce_shm(Context& ctx, const CollArgs& a, std::uint32_t) { return shm_reduce(ctx, a, /*everyone=*/true); }
-Status allreduce_shm_now(Context& ctx, const CollArgs& a, Spinner& sp) { return shm_reduce_now(ctx, a, true, sp); }
+Status allreduce_shm_now(Context& ctx, const CollArgs& a, std::uint32_t, Spinner& sp) {
+  return shm_reduce_now(ctx, a, true, sp);
+}
 
 }  // namespace duct::coll

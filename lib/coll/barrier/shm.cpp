@@ -21,6 +21,8 @@ struct BarrierSpec {
 }  // namespace
 
 Sched barrier_shm(Context& ctx, const CollArgs&, std::uint32_t) { return shm_rounds(ctx, BarrierSpec{}); }
-Status barrier_shm_now(Context& ctx, const CollArgs&, Spinner& sp) { return shm_rounds_now(ctx, BarrierSpec{}, sp); }
+Status barrier_shm_now(Context& ctx, const CollArgs&, std::uint32_t, Spinner& sp) {
+  return shm_rounds_now(ctx, BarrierSpec{}, sp);
+}
 
 }  // namespace duct::coll

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "coll/collectives.hpp"
+#include "coll/msg_rounds.hpp"
 
 namespace duct::coll {
 
@@ -49,10 +50,29 @@ Sched binomial_bcast(Context&, Link link, void* buf, std::size_t bytes, MemKind 
   co_return Status::ok();
 }
 
-Sched bcast_binomial(Context& ctx, const CollArgs& a, std::uint32_t seq) {
-  Link link{ctx, seq, Group{nullptr, ctx.size(), ctx.rank()}};
-  DUCT_CO_TRY(co_await binomial_bcast(ctx, link, a.recvbuf, a.bytes, a.recv_kind, a.root, 0));
-  co_return Status::ok();
+Status TreesBcast::round(int r, std::vector<Request>* reqs, bool* more) {
+  int first = 0;  // the tree this rank receives in, if any
+  while (first < n_ && trees_[first].g.me == trees_[first].root) ++first;
+  if (r == 0 && first < n_) {
+    const Tree& t = trees_[first];
+    const int vr = mod(t.g.me - t.root, t.g.n);
+    reqs->emplace_back();
+    *more = true;
+    return link_.on(t.g).recv(mod(t.g.me - parent_bit(vr, t.g.n), t.g.n), buf_, bytes_, kind_, t.step, &reqs->back());
+  }
+  for (int i = 0; i < n_; ++i)
+    DUCT_TRY(binomial_sends(link_.on(trees_[i].g), buf_, bytes_, kind_, trees_[i].root, trees_[i].step, reqs));
+  return Status::ok();
 }
+
+namespace {
+TreesBcast binomial_spec(Context& ctx, const CollArgs& a, std::uint32_t seq) {
+  TreesBcast spec(ctx, seq, a.recvbuf, a.bytes, a.recv_kind);
+  spec.add(Group{nullptr, ctx.size(), ctx.rank()}, a.root, 0);
+  return spec;
+}
+}  // namespace
+
+DUCT_MSG_ALGORITHM(bcast_binomial, binomial_spec)
 
 }  // namespace duct::coll

@@ -43,6 +43,8 @@ struct BcastSpec {
 }  // namespace
 
 Sched bcast_shm(Context& ctx, const CollArgs& a, std::uint32_t) { return shm_rounds(ctx, BcastSpec(ctx, a)); }
-Status bcast_shm_now(Context& ctx, const CollArgs& a, Spinner& sp) { return shm_rounds_now(ctx, BcastSpec(ctx, a), sp); }
+Status bcast_shm_now(Context& ctx, const CollArgs& a, std::uint32_t, Spinner& sp) {
+  return shm_rounds_now(ctx, BcastSpec(ctx, a), sp);
+}
 
 }  // namespace duct::coll

@@ -48,12 +48,16 @@ struct ReduceSpec {
 };
 }  // namespace
 
-Sched shm_reduce(Context& ctx, const CollArgs& a, bool everyone) { return shm_rounds(ctx, ReduceSpec(ctx, a, everyone)); }
+Sched shm_reduce(Context& ctx, const CollArgs& a, bool everyone) {
+  return shm_rounds(ctx, ReduceSpec(ctx, a, everyone));
+}
 Status shm_reduce_now(Context& ctx, const CollArgs& a, bool everyone, Spinner& sp) {
   return shm_rounds_now(ctx, ReduceSpec(ctx, a, everyone), sp);
 }
 
 Sched reduce_shm(Context& ctx, const CollArgs& a, std::uint32_t) { return shm_reduce(ctx, a, /*everyone=*/false); }
-Status reduce_shm_now(Context& ctx, const CollArgs& a, Spinner& sp) { return shm_reduce_now(ctx, a, false, sp); }
+Status reduce_shm_now(Context& ctx, const CollArgs& a, std::uint32_t, Spinner& sp) {
+  return shm_reduce_now(ctx, a, false, sp);
+}
 
 }  // namespace duct::coll

@@ -3,32 +3,36 @@
 #include <vector>
 
 #include "coll/collectives.hpp"
+#include "coll/msg_rounds.hpp"
 
 namespace duct::coll {
 
-Sched scatter_linear(Context& ctx, const CollArgs& a, std::uint32_t seq) {
-  const int n = ctx.size(), me = ctx.rank();
-  Link link{ctx, seq, Group{nullptr, n, me}};
-  if (me != a.root) {
-    if (a.bytes > 0) {
-      Request r;
-      DUCT_CO_TRY(link.recv(a.root, a.recvbuf, a.bytes, a.recv_kind, 0, &r));
-      DUCT_CO_TRY(co_await wait(r));
+namespace {
+
+// One round (coll/msg_rounds.hpp).
+class ScatterLinear : CommSpec {
+ public:
+  using CommSpec::CommSpec;
+
+  Status round(int, std::vector<Request>* reqs, bool*) {
+    const int n = link.g.n, me = link.g.me;
+    if (me != a.root) {
+      if (a.bytes == 0) return Status::ok();
+      reqs->emplace_back();
+      return link.recv(a.root, a.recvbuf, a.bytes, a.recv_kind, 0, &reqs->back());
     }
-    co_return Status::ok();
+    const RootBlocks blocks{a.coll == select::Coll::scatterv ? &a.send_layout : nullptr, a.bytes};
+    for (int q = 0; q < n; ++q) {
+      if (q == me || blocks.len(q) == 0) continue;
+      reqs->emplace_back();
+      DUCT_TRY(link.send(q, at(a.sendbuf, blocks.off(q)), blocks.len(q), a.send_kind, 0, &reqs->back()));
+    }
+    return copy_local(a.recvbuf, a.recv_kind, at(a.sendbuf, blocks.off(me)), a.send_kind, blocks.len(me));
   }
-  const Layout send = a.coll == select::Coll::scatterv ? a.send_layout : Layout::uniform(a.bytes, n);
-  std::vector<Request> sends;
-  for (int q = 0; q < n; ++q) {
-    const std::size_t uq = static_cast<std::size_t>(q);
-    if (q == me || send.len[uq] == 0) continue;
-    sends.emplace_back();
-    DUCT_CO_TRY(link.send(q, at(a.sendbuf, send.off[uq]), send.len[uq], a.send_kind, 0, &sends.back()));
-  }
-  const std::size_t m = static_cast<std::size_t>(me);
-  DUCT_CO_TRY(copy_local(a.recvbuf, a.recv_kind, at(a.sendbuf, send.off[m]), a.send_kind, send.len[m]));
-  DUCT_CO_TRY(co_await wait(sends));
-  co_return Status::ok();
-}
+};
+
+}  // namespace
+
+DUCT_MSG_ALGORITHM(scatter_linear, ScatterLinear)
 
 }  // namespace duct::coll

@@ -49,6 +49,8 @@ struct ScatterSpec {
 }  // namespace
 
 Sched scatter_shm(Context& ctx, const CollArgs& a, std::uint32_t) { return shm_rounds(ctx, ScatterSpec(ctx, a)); }
-Status scatter_shm_now(Context& ctx, const CollArgs& a, Spinner& sp) { return shm_rounds_now(ctx, ScatterSpec(ctx, a), sp); }
+Status scatter_shm_now(Context& ctx, const CollArgs& a, std::uint32_t, Spinner& sp) {
+  return shm_rounds_now(ctx, ScatterSpec(ctx, a), sp);
+}
 
 }  // namespace duct::coll
