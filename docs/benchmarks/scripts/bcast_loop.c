@@ -1,0 +1,34 @@
+// bcast_loop N: N back-to-back MPI_Bcast calls of 8 bytes from rank 0 after
+// 1000 warm-up calls; each rank prints its time per call and the user and
+// system CPU time per call (getrusage) over the timed loop. Run it plain
+// (Open MPI's own bcast) and with LD_PRELOAD=libduct-mpi.so (duct's), on
+// the emulated cluster (docs/benchmarks/2026-11-26-small-calls-across-nodes.md).
+// Under valgrind --tool=callgrind, the difference between two runs of
+// different N divided by the difference in N is the instructions per call.
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+
+static double cpu(int sys) {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  const struct timeval t = sys ? u.ru_stime : u.ru_utime;
+  return t.tv_sec + t.tv_usec * 1e-6;
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int r;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  const int n = argc > 1 ? atoi(argv[1]) : 50000;
+  float b[2] = {0};
+  for (int i = 0; i < 1000; i++) MPI_Bcast(b, 2, MPI_FLOAT, 0, MPI_COMM_WORLD);
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double u0 = cpu(0), s0 = cpu(1), t0 = MPI_Wtime();
+  for (int i = 0; i < n; i++) MPI_Bcast(b, 2, MPI_FLOAT, 0, MPI_COMM_WORLD);
+  const double t = MPI_Wtime() - t0, u = cpu(0) - u0, s = cpu(1) - s0;
+  printf("rank %d %.3f us/call user %.3f sys %.3f us/call\n", r, t / n * 1e6, u / n * 1e6, s / n * 1e6);
+  MPI_Finalize();
+  return 0;
+}
