@@ -12,8 +12,12 @@ namespace duct::coll {
 
 namespace {
 
-// Two rounds (coll/msg_rounds.hpp): the receives from the children, then
-// the send to the parent (the root: the copy out, in rank order).
+// Rounds (coll/msg_rounds.hpp): a leaf sends its block straight from its
+// send buffer; a rank with children receives their blocks (round 0), then
+// sends its subtree's to its parent (round 1). The root receives straight
+// into its receive buffer where no child's range of ranks wraps past the
+// last rank (always with root 0), else into scratch that it copies out in
+// rank order (round 1).
 class GatherBinomial : CommSpec {
  public:
   using CommSpec::CommSpec;
@@ -24,25 +28,36 @@ class GatherBinomial : CommSpec {
     const std::size_t b = a.bytes;
     const int subtree = vr == 0 ? n : std::min(vr & -vr, n - vr);
     const MemKind kind = me == a.root ? a.recv_kind : a.send_kind;
-    int mask = 1;  // ends at vr's lowest set bit: its parent is vr - mask
+    const int parent_mask = vr & -vr;  // its parent is vr - parent_mask (vr > 0)
+    if (subtree == 1) {                // a leaf (n > 1, so not the root)
+      reqs->emplace_back();
+      return link.send(mod(me - parent_mask, n), a.sendbuf, b, a.send_kind, 0, &reqs->back());
+    }
     if (r == 0) {
-      DUCT_TRY(ctx.scratch(kind, static_cast<std::size_t>(subtree) * b, 2, &tmp_));
-      DUCT_TRY(copy_local(tmp_, kind, a.sendbuf, a.send_kind, b));
-      for (; mask < n && !(vr & mask); mask <<= 1) {
+      direct_ = vr == 0 && !wraps(n);
+      if (direct_) {
+        if (!a.in_place) DUCT_TRY(copy_local(at(a.recvbuf, static_cast<std::size_t>(me) * b), a.recv_kind, a.sendbuf,
+                                             a.send_kind, b));
+      } else {
+        DUCT_TRY(ctx.scratch(kind, static_cast<std::size_t>(subtree) * b, 2, &tmp_));
+        DUCT_TRY(copy_local(tmp_, kind, a.sendbuf, a.send_kind, b));
+      }
+      for (int mask = 1; mask < n && !(vr & mask); mask <<= 1) {
         const int child = vr + mask;
         if (child >= n) continue;
-        const int cnt = std::min(mask, n - child);
+        const std::size_t cnt = static_cast<std::size_t>(std::min(mask, n - child));
+        void* dst = direct_ ? at(a.recvbuf, static_cast<std::size_t>(mod(me + mask, n)) * b)
+                            : at(tmp_, static_cast<std::size_t>(mask) * b);
         reqs->emplace_back();
-        DUCT_TRY(link.recv(mod(me + mask, n), at(tmp_, static_cast<std::size_t>(mask) * b),
-                            static_cast<std::size_t>(cnt) * b, kind, 0, &reqs->back()));
+        DUCT_TRY(link.recv(mod(me + mask, n), dst, cnt * b, kind, 0, &reqs->back()));
       }
-      *more = true;
+      *more = vr != 0 || !direct_;
       return Status::ok();
     }
     if (vr != 0) {
-      while (!(vr & mask)) mask <<= 1;
       reqs->emplace_back();
-      return link.send(mod(me - mask, n), tmp_, static_cast<std::size_t>(subtree) * b, kind, 0, &reqs->back());
+      return link.send(mod(me - parent_mask, n), tmp_, static_cast<std::size_t>(subtree) * b, kind, 0,
+                       &reqs->back());
     }
     for (int v = 0; v < n; ++v)
       DUCT_TRY(copy_local(at(a.recvbuf, static_cast<std::size_t>(mod(v + a.root, n)) * b), a.recv_kind,
@@ -51,7 +66,17 @@ class GatherBinomial : CommSpec {
   }
 
  private:
-  void* tmp_ = nullptr;  // my subtree's blocks, counted from me
+  // At the root: whether some child's ranks (root + child .. + its subtree)
+  // run past rank n - 1 back to 0, so their blocks are not contiguous in the
+  // receive buffer.
+  bool wraps(int n) const {
+    for (int mask = 1; mask < n; mask <<= 1)
+      if (mod(a.root + mask, n) + std::min(mask, n - mask) > n) return true;
+    return false;
+  }
+
+  bool direct_ = false;  // the root receives into its receive buffer
+  void* tmp_ = nullptr;  // else: my subtree's blocks, counted from me
 };
 
 }  // namespace

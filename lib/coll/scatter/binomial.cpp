@@ -12,9 +12,12 @@ namespace duct::coll {
 
 namespace {
 
-// Rounds (coll/msg_rounds.hpp): a non-root receives its subtree's blocks,
-// then every rank sends the upper parts to its children and copies its
-// own block out (the root: all in its first round).
+// Rounds (coll/msg_rounds.hpp): a non-root receives its subtree's blocks
+// (round 0: a leaf straight into its receive buffer, and is done), then
+// sends the upper parts to its children and copies its own block out. The
+// root sends straight from its send buffer where no child's range of ranks
+// wraps past the last rank (always with root 0), else it first copies the
+// blocks into scratch in order counted from itself; all in its round 0.
 class ScatterBinomial : CommSpec {
  public:
   using CommSpec::CommSpec;
@@ -28,30 +31,50 @@ class ScatterBinomial : CommSpec {
     const int reach = vr == 0 ? top : (vr & -vr);
     const int subtree = vr == 0 ? n : std::min(reach, n - vr);
     const MemKind kind = me == a.root ? a.send_kind : a.recv_kind;
+    const void* src = tmp_;  // the subtree's blocks, counted from me
     if (r == 0) {
-      DUCT_TRY(ctx.scratch(kind, static_cast<std::size_t>(subtree) * b, 2, &tmp_));
+      if (vr != 0 && subtree == 1) {  // a leaf
+        reqs->emplace_back();
+        return link.recv(mod(me - reach, n), a.recvbuf, b, a.recv_kind, 0, &reqs->back());
+      }
+      if (vr != 0 || wraps(n, top)) DUCT_TRY(ctx.scratch(kind, static_cast<std::size_t>(subtree) * b, 2, &tmp_));
       if (vr != 0) {
         reqs->emplace_back();
         *more = true;
         return link.recv(mod(me - reach, n), tmp_, static_cast<std::size_t>(subtree) * b, kind, 0, &reqs->back());
       }
-      for (int v = 0; v < n; ++v)
-        DUCT_TRY(copy_local(at(tmp_, static_cast<std::size_t>(v) * b), kind,
-                            at(a.sendbuf, static_cast<std::size_t>(mod(v + a.root, n)) * b), a.send_kind, b));
+      if (tmp_) {
+        for (int v = 0; v < n; ++v)
+          DUCT_TRY(copy_local(at(tmp_, static_cast<std::size_t>(v) * b), kind,
+                              at(a.sendbuf, static_cast<std::size_t>(mod(v + a.root, n)) * b), a.send_kind, b));
+      }
+      src = tmp_;
     }
     for (int m = reach >> 1; m > 0; m >>= 1) {
       if (vr + m >= n) continue;
-      const int cnt = std::min(m, n - vr - m);
+      const std::size_t cnt = static_cast<std::size_t>(std::min(m, n - vr - m));
+      const void* from = src ? at(src, static_cast<std::size_t>(m) * b)
+                             : at(a.sendbuf, static_cast<std::size_t>(mod(me + m, n)) * b);
       reqs->emplace_back();
-      DUCT_TRY(link.send(mod(me + m, n), at(tmp_, static_cast<std::size_t>(m) * b), static_cast<std::size_t>(cnt) * b,
-                          kind, 0, &reqs->back()));
+      DUCT_TRY(link.send(mod(me + m, n), from, cnt * b, kind, 0, &reqs->back()));
     }
-    if (!a.in_place) DUCT_TRY(copy_local(a.recvbuf, a.recv_kind, tmp_, kind, b));  // in place: it is already there
+    // My own block (in place: it is already there).
+    const void* mine = src ? src : at(a.sendbuf, static_cast<std::size_t>(me) * b);
+    if (!a.in_place) DUCT_TRY(copy_local(a.recvbuf, a.recv_kind, mine, kind, b));
     return Status::ok();
   }
 
  private:
-  void* tmp_ = nullptr;  // my subtree's blocks, counted from me
+  // At the root: whether some child's ranks (root + m .. + its subtree) run
+  // past rank n - 1 back to 0, so their blocks are not contiguous in the
+  // send buffer.
+  bool wraps(int n, int top) const {
+    for (int m = top >> 1; m > 0; m >>= 1)
+      if (m < n && mod(a.root + m, n) + std::min(m, n - m) > n) return true;
+    return false;
+  }
+
+  void* tmp_ = nullptr;  // the subtree's blocks, counted from me (the root: only where a range wraps)
 };
 
 }  // namespace
