@@ -6,8 +6,8 @@
 // build error messages, selection, a Task and its progress loop) cost
 // several times that: about 1350 instructions for an 8-byte bcast at the
 // root, where Open MPI's whole call takes 0.07-0.2 us here (issue 27).
-// Across nodes a small bcast, gather or scatter is a message or two per
-// rank; there the same machinery runs with the caches that the kernel's
+// Across nodes a small bcast, reduce, gather or scatter is a message or two
+// per rank; there the same machinery runs with the caches that the kernel's
 // network path left cold (coll/msg_rounds.hpp).
 //
 // Each function here takes a blocking call when everything about it is
@@ -22,8 +22,8 @@
 //     not overlapping, MPI_IN_PLACE only where MPI allows it;
 //   - the selection cached for this collective and size (same rules
 //     generation) has a plain form: a shared-memory algorithm
-//     (coll/shm_rounds.hpp) or a message algorithm of bcast, gather or
-//     scatter (coll/msg_rounds.hpp), and DUCT_LOG=info is off (the general
+//     (coll/shm_rounds.hpp) or a message algorithm of bcast, reduce, gather
+//     or scatter (coll/msg_rounds.hpp), and DUCT_LOG=info is off (the general
 //     path logs each new call signature).
 // It then runs that algorithm in place (coll::run_small): the same schedule
 // the general path would run, so the same bits, the same DUCT_TIMEOUT and

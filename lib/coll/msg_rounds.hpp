@@ -1,8 +1,8 @@
 // duct coll: message algorithms written once, run two ways.
 //
 // The small rooted collectives across nodes (binomial and node-aware
-// broadcast, linear and binomial gather and scatter) are a few rounds of
-// messages: post some sends and receives (and local copies), wait for all of
+// broadcast and reduce, linear and binomial gather and scatter) are a few
+// rounds of messages: post some sends and receives (and local copies), wait for all of
 // them, go on. A Spec says what each round posts:
 //
 //   struct Spec {
@@ -11,7 +11,10 @@
 //     Status round(int r, std::vector<Request>* reqs, bool* more);
 //   };
 //
-// Every request of a round completes before the next round is posted. The
+// Every request of a round completes before the next round is posted; a
+// Spec that reduces device memory (a kernel on duct's stream) also has
+//     memory::Fence* fence();   // device work of the last round, or nullptr
+// which is awaited with them. The
 // round loop exists twice, as for the shared-memory algorithms
 // (coll/shm_rounds.hpp): msg_rounds, a coroutine for the general path (a
 // Task, nonblocking calls), and msg_rounds_now, a plain function that waits
@@ -24,6 +27,7 @@
 // to the same peers with the same tags.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "coll/collectives.hpp"
@@ -60,6 +64,12 @@ Status msg_rounds_now(Spec&& spec, std::vector<Request>& reqs, Spinner& sp) {
       DUCT_TRY(sp.wait(w));
       reqs.clear();
     }
+    if constexpr (requires { spec.fence(); }) {
+      if (memory::Fence* f = spec.fence()) {
+        WaitFence w(*f);
+        DUCT_TRY(sp.wait(w));
+      }
+    }
     if (!more) return Status::ok();
   }
 }
@@ -90,6 +100,50 @@ class TreesBcast {
   MemKind kind_;
   Tree trees_[kMaxTrees]{};
   int n_ = 0;
+};
+
+// The binomial reductions that one rank takes part in, in order (the
+// reverse of TreesBcast: reduce/binomial.cpp one, reduce/hierarchical.cpp a
+// node level and a network level; binomial_reduce, the building block, one).
+// In each tree (Thakur, Rabenseifner, Gropp 2005, section 4.2; members
+// numbered from the tree's root) a rank receives from its children in
+// order of distance (a round each: receive, then reduce into `acc` at the
+// start of the next round, lower-numbered subtree first, so the order and
+// the bits are fixed), then sends its partial result to its parent: its
+// last action. A rank that is the root of a tree carries its partial result
+// into the next tree as its input; one that ends as a root has its result
+// in `acc`. A leaf sends its input as it is.
+class TreesReduce {
+ public:
+  static constexpr int kMaxTrees = 2;  // a node level and a network level
+  // `input` of in_kind; acc and tmp (scratch of the vector's size) of `kind`.
+  TreesReduce(Context& ctx, std::uint32_t seq, const void* input, MemKind in_kind, void* acc, void* tmp,
+              std::size_t count, DType dt, RedOp op, MemKind kind)
+      : link_{ctx, seq, Group{}}, cur_(input), cur_kind_(in_kind), acc_(acc), tmp_(tmp), count_(count), dt_(dt),
+        op_(op), kind_(kind) {}
+  void add(Group g, int root, std::uint32_t step) { trees_[n_++] = Tree{g, root, step}; }
+  // An error of the Spec's setup (scratch), returned by its first round.
+  void fail(Status st) { setup_ = std::move(st); }
+  Status round(int r, std::vector<Request>* reqs, bool* more);
+  memory::Fence* fence() { return fenced_ ? fence_.get() : nullptr; }
+
+ private:
+  Link link_;
+  Status setup_;
+  const void* cur_;  // this rank's partial result: its input until something is reduced
+  MemKind cur_kind_;
+  void* acc_;
+  void* tmp_;
+  std::size_t count_;
+  DType dt_;
+  RedOp op_;
+  MemKind kind_;
+  Tree trees_[kMaxTrees]{};
+  int n_ = 0;
+  int tree_ = 0, mask_ = 1;  // where this rank is: the next child distance in tree_
+  bool received_ = false;    // tmp holds a child's vector, to reduce
+  bool fenced_ = false;                  // the last round reduced device memory
+  std::unique_ptr<memory::Fence> fence_;  // (made for the first; a Spec is moved into its coroutine)
 };
 
 // What a Spec over the whole communicator holds: the context, the call's
@@ -132,5 +186,7 @@ Status gather_linear_now(Context&, const CollArgs&, std::uint32_t seq, Spinner&)
 Status gather_binomial_now(Context&, const CollArgs&, std::uint32_t seq, Spinner&);
 Status scatter_linear_now(Context&, const CollArgs&, std::uint32_t seq, Spinner&);
 Status scatter_binomial_now(Context&, const CollArgs&, std::uint32_t seq, Spinner&);
+Status reduce_binomial_now(Context&, const CollArgs&, std::uint32_t seq, Spinner&);
+Status reduce_hierarchical_now(Context&, const CollArgs&, std::uint32_t seq, Spinner&);
 
 }  // namespace duct::coll

@@ -1,8 +1,8 @@
 // The small-call path (lib/capi/small.hpp): blocking calls of predefined
 // datatypes on host memory whose cached selection has a plain form (a
 // shared-memory algorithm on one node, coll/shm_rounds.hpp; a message
-// algorithm of bcast, gather or scatter, coll/msg_rounds.hpp, across
-// nodes) run that form instead of a Task. Each call here is made twice with
+// algorithm of bcast, reduce, gather or scatter, coll/msg_rounds.hpp,
+// across nodes) run that form instead of a Task. Each call here is made twice with
 // the same arguments (the first may take the general path and cache the
 // selection, the second takes the small-call path), and both results are
 // compared with the MPI library's own collective on copies of the same
@@ -12,8 +12,9 @@
 // have taken it, for the second call of every size up to 4 KiB:
 //   1: every call (one node, no DUCT_CHECK: every collective's built-in
 //      rules pick shm there);
-//   2: every bcast, gather and scatter (several nodes: their built-in rules
-//      pick node-aware, binomial or linear forms there), others unasserted;
+//   2: every bcast, reduce, gather and scatter (several nodes: their
+//      built-in rules pick node-aware, binomial or linear forms there),
+//      others unasserted;
 //   0: none (DUCT_CHECK=1 turns the path off).
 #include <catch2/catch.hpp>
 
@@ -70,7 +71,8 @@ void twice(const std::string& what, std::size_t bytes, const V& want, const std:
     CHECK(rc == MPI_SUCCESS);
     if (!want.empty()) CHECK(out == want);
     const int e = expect_small();
-    const bool rooted = what.rfind("bcast", 0) == 0 || what.rfind("gather", 0) == 0 || what.rfind("scatter", 0) == 0;
+    const bool rooted = what.rfind("bcast", 0) == 0 || what.rfind("reduce ", 0) == 0 || what.rfind("gather", 0) == 0 ||
+                        what.rfind("scatter", 0) == 0;
     if (round == 1 && (e == 1 || (e == 2 && rooted)) && bytes <= kAssertedBytes) CHECK(taken);
     if (e == 0) CHECK_FALSE(taken);
   }
@@ -170,7 +172,7 @@ TEST_CASE("small-call path: every collective against the MPI library", "[small]"
 TEST_CASE("small-call path: the same bits as the general path", "[small]") {
   // Float sums depend on the order of the additions: the small-call path
   // (blocking) and the general path (the nonblocking form, same algorithm
-  // as a Task) must reduce in the same order.
+  // as a Task) must reduce in the same order (allreduce, and reduce).
   MPI_Comm c;
   MPI_Comm_dup(MPI_COMM_WORLD, &c);
   for (int count : {1, 5, 300, 4000}) {
@@ -183,6 +185,14 @@ TEST_CASE("small-call path: the same bits as the general path", "[small]") {
     CHECK(DUCT_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
     INFO("count " << count);
     CHECK(std::memcmp(blocking.data(), general.data(), in.size() * sizeof(float)) == 0);
+    // The same for reduce, at the last rank (across nodes: a message form).
+    const int root = size() - 1;
+    std::vector<float> rb(in.size()), rg(in.size());
+    for (int round = 0; round < 2; ++round)
+      CHECK(DUCT_Reduce(in.data(), rb.data(), count, MPI_FLOAT, MPI_SUM, root, c) == MPI_SUCCESS);
+    CHECK(DUCT_Ireduce(in.data(), rg.data(), count, MPI_FLOAT, MPI_SUM, root, c, &r) == MPI_SUCCESS);
+    CHECK(DUCT_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    if (rank() == root) CHECK(std::memcmp(rb.data(), rg.data(), in.size() * sizeof(float)) == 0);
   }
   MPI_Comm_free(&c);
 }

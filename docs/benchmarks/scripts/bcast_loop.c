@@ -1,5 +1,5 @@
-// bcast_loop N: N back-to-back MPI_Bcast calls of 8 bytes from rank 0 after
-// 1000 warm-up calls; each rank prints its time per call and the user and
+// bcast_loop N [reduce]: N back-to-back MPI_Bcast calls of 8 bytes from
+// rank 0 (or MPI_Reduce calls of 8 bytes to rank 0) after 1000 warm-up calls; each rank prints its time per call and the user and
 // system CPU time per call (getrusage) over the timed loop. Run it plain
 // (Open MPI's own bcast) and with LD_PRELOAD=libduct-mpi.so (duct's), on
 // the emulated cluster (docs/benchmarks/2026-11-26-small-calls-across-nodes.md).
@@ -8,6 +8,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 
 static double cpu(int sys) {
@@ -22,11 +23,14 @@ int main(int argc, char** argv) {
   int r;
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
   const int n = argc > 1 ? atoi(argv[1]) : 50000;
-  float b[2] = {0};
-  for (int i = 0; i < 1000; i++) MPI_Bcast(b, 2, MPI_FLOAT, 0, MPI_COMM_WORLD);
+  const int reduce = argc > 2 && strcmp(argv[2], "reduce") == 0;
+  float b[2] = {1, 2}, out[2];
+#define CALL() (reduce ? MPI_Reduce(b, out, 2, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD) \
+                       : MPI_Bcast(b, 2, MPI_FLOAT, 0, MPI_COMM_WORLD))
+  for (int i = 0; i < 1000; i++) CALL();
   MPI_Barrier(MPI_COMM_WORLD);
   const double u0 = cpu(0), s0 = cpu(1), t0 = MPI_Wtime();
-  for (int i = 0; i < n; i++) MPI_Bcast(b, 2, MPI_FLOAT, 0, MPI_COMM_WORLD);
+  for (int i = 0; i < n; i++) CALL();
   const double t = MPI_Wtime() - t0, u = cpu(0) - u0, s = cpu(1) - s0;
   printf("rank %d %.3f us/call user %.3f sys %.3f us/call\n", r, t / n * 1e6, u / n * 1e6, s / n * 1e6);
   MPI_Finalize();

@@ -7,59 +7,80 @@
 // vector: the choice for small vectors. The tree is fixed, so the reduction
 // order (lower-numbered subtree first) and the bits are the same every run.
 #include "coll/collectives.hpp"
+#include "coll/msg_rounds.hpp"
 
 namespace duct::coll {
 
-Sched binomial_reduce(Context&, Link link, const void* input, MemKind in_kind, void* acc, void* tmp, std::size_t count,
-                      DType dt, RedOp op, MemKind kind, int root, std::uint32_t step_base) {
-  const int n = link.g.n, me = link.g.me;
-  const int vr = mod(me - root, n);
-  const std::size_t bytes = count * elem_size(dt.elem);
-  memory::Fence fence;
-  // The subtree's result so far: my input until a child's data arrives
-  // (a leaf sends its input as it is; no copy).
-  const void* cur = input;
-  MemKind cur_kind = in_kind;
-  if (in_kind != kind) {  // reductions read both operands in one kind
-    DUCT_CO_TRY(copy_local(acc, kind, input, in_kind, bytes));
-    cur = acc;
-    cur_kind = kind;
+Status TreesReduce::round(int, std::vector<Request>* reqs, bool* more) {
+  if (!setup_) return setup_;
+  const std::size_t bytes = count_ * elem_size(dt_.elem);
+  fenced_ = false;
+  if (cur_kind_ != kind_) {  // reductions read both operands in one kind
+    DUCT_TRY(copy_local(acc_, kind_, cur_, cur_kind_, bytes));
+    cur_ = acc_;
+    cur_kind_ = kind_;
   }
-  for (int mask = 1; mask < n; mask <<= 1) {
-    if (vr & mask) {
-      Request r;
-      DUCT_CO_TRY(link.send(mod(me - mask, n), cur, bytes, cur_kind, step_base, &r));
-      DUCT_CO_TRY(co_await wait(r));
-      co_return Status::ok();
-    }
-    if (vr + mask < n) {
-      Request r;
-      DUCT_CO_TRY(link.recv(mod(me + mask, n), tmp, bytes, kind, step_base, &r));
-      DUCT_CO_TRY(co_await wait(r));
-      DUCT_CO_TRY(reduce_local(acc, cur, tmp, count, dt, op, kind, &fence));
-      if (kind == MemKind::device) DUCT_CO_TRY(co_await wait(fence));
-      cur = acc;
-      cur_kind = kind;
+  if (received_) {
+    received_ = false;
+    if (kind_ == MemKind::device && !fence_) fence_ = std::make_unique<memory::Fence>();
+    DUCT_TRY(reduce_local(acc_, cur_, tmp_, count_, dt_, op_, kind_, fence_.get()));
+    cur_ = acc_;
+    if (kind_ == MemKind::device) {  // tmp is read until the fence: no receive into it before
+      fenced_ = true;
+      *more = true;
+      return Status::ok();
     }
   }
-  // The root: its result must be in acc even without children.
-  if (cur != acc) DUCT_CO_TRY(copy_local(acc, kind, cur, cur_kind, bytes));
-  co_return Status::ok();
+  for (; tree_ < n_; ++tree_, mask_ = 1) {
+    const Tree& t = trees_[tree_];
+    const int n = t.g.n, me = t.g.me;
+    const int vr = mod(me - t.root, n);
+    Link link = link_.on(t.g);
+    for (; mask_ < n; mask_ <<= 1) {
+      if (vr & mask_) {  // to the parent, and done
+        reqs->emplace_back();
+        return link.send(mod(me - mask_, n), cur_, bytes, cur_kind_, t.step, &reqs->back());
+      }
+      if (vr + mask_ < n) {
+        reqs->emplace_back();
+        DUCT_TRY(link.recv(mod(me + mask_, n), tmp_, bytes, kind_, t.step, &reqs->back()));
+        mask_ <<= 1;
+        received_ = true;
+        *more = true;
+        return Status::ok();
+      }
+    }
+  }
+  // The root of the last tree: its result must be in acc even without children.
+  if (cur_ != acc_) DUCT_TRY(copy_local(acc_, kind_, cur_, cur_kind_, bytes));
+  return Status::ok();
 }
 
-Sched reduce_binomial(Context& ctx, const CollArgs& a, std::uint32_t seq) {
+Sched binomial_reduce(Context& ctx, Link link, const void* input, MemKind in_kind, void* acc, void* tmp, std::size_t count,
+                      DType dt, RedOp op, MemKind kind, int root, std::uint32_t step_base) {
+  TreesReduce spec(ctx, link.seq, input, in_kind, acc, tmp, count, dt, op, kind);
+  spec.add(link.g, root, step_base);
+  return msg_rounds(std::move(spec));
+}
+
+namespace {
+TreesReduce binomial_spec(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   const bool root = ctx.rank() == a.root;
   const std::size_t bytes = a.count * elem_size(a.dt.elem);
   // The accumulator: the root's receive buffer, scratch elsewhere (used only
   // by ranks with children).
   const MemKind kind = root ? a.recv_kind : a.send_kind;
   void* acc = a.recvbuf;
-  if (!root) DUCT_CO_TRY(ctx.scratch(kind, bytes, 1, &acc));
   void* tmp = nullptr;
-  DUCT_CO_TRY(ctx.scratch(kind, bytes, 0, &tmp));
-  Link link{ctx, seq, Group{nullptr, ctx.size(), ctx.rank()}};
-  DUCT_CO_TRY(co_await binomial_reduce(ctx, link, a.sendbuf, a.send_kind, acc, tmp, a.count, a.dt, a.op, kind, a.root, 0));
-  co_return Status::ok();
+  Status st = root ? Status::ok() : ctx.scratch(kind, bytes, 1, &acc);
+  if (st) st = ctx.scratch(kind, bytes, 0, &tmp);
+  TreesReduce spec(ctx, seq, a.sendbuf, a.send_kind, acc, tmp, a.count, a.dt, a.op, kind);
+  spec.add(Group{nullptr, ctx.size(), ctx.rank()}, a.root, 0);
+  spec.fail(std::move(st));  // (a scratch that failed: the first round says so)
+  return spec;
 }
+}  // namespace
+
+DUCT_MSG_ALGORITHM(reduce_binomial, binomial_spec)
 
 }  // namespace duct::coll

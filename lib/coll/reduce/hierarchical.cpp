@@ -14,55 +14,42 @@
 // fixed for a given layout and root, so the reduction order and the bits
 // are the same every run.
 #include "coll/collectives.hpp"
+#include "coll/msg_rounds.hpp"
 
 namespace duct::coll {
 
 namespace {
 constexpr std::uint32_t kNode = 0x000, kNet = 0x100, kRootNode = 0x200;
-}  // namespace
 
-Sched reduce_hierarchical(Context& ctx, const CollArgs& a, std::uint32_t seq) {
+// This rank's trees, in order (coll/msg_rounds.hpp, TreesReduce): its input
+// goes into the first, each tree's partial result into the next.
+TreesReduce hierarchical_spec(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   const Topology& t = ctx.topo;
   const bool root = ctx.rank() == a.root;
   const std::size_t bytes = a.count * elem_size(a.dt.elem);
   const MemKind kind = root ? a.recv_kind : a.send_kind;
   const PortTree& pt = ctx.port_tree(a.root);
-  const Link node{ctx, seq, node_group(ctx)};
-  const Link tree = node.on(group_of(pt));
-  const bool node_level = node.g.n > 1;
+  const Group node = node_group(ctx);
   // acc: this rank's partial result (the root's receive buffer at the
   // root); tmp: what a child sends.
   void* acc = a.recvbuf;
-  if (!root) DUCT_CO_TRY(ctx.scratch(kind, bytes, 1, &acc));
   void* tmp = nullptr;
-  DUCT_CO_TRY(ctx.scratch(kind, bytes, 0, &tmp));
-  // What this rank contributes to the next level: its input, then its
-  // level's partial result.
-  const void* part = a.sendbuf;
-  MemKind part_kind = a.send_kind;
+  Status st = root ? Status::ok() : ctx.scratch(kind, bytes, 1, &acc);
+  if (st) st = ctx.scratch(kind, bytes, 0, &tmp);
+  TreesReduce spec(ctx, seq, a.sendbuf, a.send_kind, acc, tmp, a.count, a.dt, a.op, kind);
+  spec.fail(std::move(st));
   if (t.node != t.node_of[static_cast<std::size_t>(a.root)]) {
-    if (node_level) {
-      DUCT_CO_TRY(co_await binomial_reduce(ctx, node, part, part_kind, acc, tmp, a.count, a.dt, a.op, kind, pt.port,
-                                           kNode));
-      part = acc;
-      part_kind = kind;
-    }
-    if (pt.me >= 0)
-      DUCT_CO_TRY(co_await binomial_reduce(ctx, tree, part, part_kind, acc, tmp, a.count, a.dt, a.op, kind, 0, kNet));
-    co_return Status::ok();
+    if (node.n > 1) spec.add(node, pt.port, kNode);
+    if (pt.me >= 0) spec.add(group_of(pt), 0, kNet);
+  } else {
+    // The root's node: a port's input is its own plus its tree's.
+    if (pt.me >= 0) spec.add(group_of(pt), 0, kNet);
+    if (node.n > 1) spec.add(node, t.local_rank_of[static_cast<std::size_t>(a.root)], kRootNode);
   }
-  // The root's node: a port's input is its own plus its tree's.
-  if (pt.me >= 0) {
-    DUCT_CO_TRY(co_await binomial_reduce(ctx, tree, part, part_kind, acc, tmp, a.count, a.dt, a.op, kind, 0, kNet));
-    part = acc;
-    part_kind = kind;
-  }
-  if (node_level)
-    DUCT_CO_TRY(co_await binomial_reduce(ctx, node, part, part_kind, acc, tmp, a.count, a.dt, a.op, kind,
-                                         t.local_rank_of[static_cast<std::size_t>(a.root)], kRootNode));
-  else if (part != acc)  // the root alone on its node, in no tree
-    DUCT_CO_TRY(copy_local(acc, kind, part, part_kind, bytes));
-  co_return Status::ok();
+  return spec;
 }
+}  // namespace
+
+DUCT_MSG_ALGORITHM(reduce_hierarchical, hierarchical_spec)
 
 }  // namespace duct::coll
