@@ -215,6 +215,10 @@ int run_hang(bool dump, bool small, bool bcast = false) {
     expect(again.cls == DUCT_Error_class(DUCT_ERRCLASS_TIMEOUT) && again.seconds < 1.0,
            "later calls fail at once with the first error");
   }
+  // The MPI library's barrier: rank 0, back at once, must not start duct's
+  // context on MPI_COMM_WORLD below while the others still wait for their
+  // timeout (its own setup would time out first, DUCT_TIMEOUT apart).
+  MPI_Barrier(MPI_COMM_WORLD);
   MPI_Comm_free(&c);
   // Other communicators work: the process goes on and finalizes cleanly.
   Outcome w = timed([&] { return DUCT_Allreduce(big.data(), out.data(), 1000, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); });
