@@ -28,6 +28,8 @@
 #pragma once
 
 #include <memory>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "coll/collectives.hpp"
@@ -146,6 +148,82 @@ class TreesReduce {
   std::unique_ptr<memory::Fence> fence_;  // (made for the first; a Spec is moved into its coroutine)
 };
 
+// Recursive-doubling allreduce (allreduce/recursive_doubling.cpp) of a host
+// vector `acc` over link.g (a rank not in the group, g.me < 0, takes no
+// part): a round per exchange, the arrival reduced at the start of the
+// next round, lower rank's data first on both partners, so every member
+// ends with the same bits. Optionally the vector is copied into acc from
+// `in` before the first round and out of it to `out` after the last (a
+// device vector staged through host scratch, or a send buffer).
+class DoublingAllreduce {
+ public:
+  DoublingAllreduce(Link link, void* acc, void* tmp, std::size_t count, DType dt, RedOp op, std::uint32_t step_base)
+      : link_(link), acc_(acc), tmp_(tmp), count_(count), dt_(dt), op_(op), step_base_(step_base) {}
+  void copy_in(const void* src, MemKind kind) { in_ = src, in_kind_ = kind; }
+  void copy_out(void* dst, MemKind kind) { out_ = dst, out_kind_ = kind; }
+  void fail(Status st) { setup_ = std::move(st); }
+  Status round(int r, std::vector<Request>* reqs, bool* more);
+
+ private:
+  enum class Phase { start, exchange, unfold, finish };
+  Link link_;
+  Status setup_;
+  void* acc_;
+  void* tmp_;
+  std::size_t count_;
+  DType dt_;
+  RedOp op_;
+  std::uint32_t step_base_;
+  const void* in_ = nullptr;
+  MemKind in_kind_ = MemKind::host;
+  void* out_ = nullptr;
+  MemKind out_kind_ = MemKind::host;
+  Phase phase_ = Phase::start;
+  int newrank_ = -1, mask_ = 1, p2_ = 1, rem_ = 0;
+  enum class Arrival { none, lower, higher } arrival_ = Arrival::none;  // tmp holds a partner's vector
+};
+
+// Specs run one after another, each from its round 0 once the previous
+// one's last round has completed (the node-aware allreduce: a reduction in
+// the node, the leaders' allreduce, a broadcast in the node).
+template <class... Specs>
+class Chain {
+ public:
+  explicit Chain(Specs&&... specs) : specs_(std::move(specs)...) {}
+  Status round(int r, std::vector<Request>* reqs, bool* more) {
+    if (r == 0) first_ = 0;
+    return step<0>(r, reqs, more);
+  }
+  memory::Fence* fence() { return fence_; }
+
+ private:
+  template <std::size_t I>
+  Status step(int r, std::vector<Request>* reqs, bool* more) {
+    if constexpr (I < sizeof...(Specs)) {
+      if (i_ != I) return step<I + 1>(r, reqs, more);
+      auto& spec = std::get<I>(specs_);
+      bool sub_more = false;
+      Status st = spec.round(r - first_, reqs, &sub_more);
+      fence_ = nullptr;
+      if constexpr (requires { spec.fence(); }) fence_ = spec.fence();
+      if (!st) return st;
+      if (!sub_more) {  // the next Spec starts at the next round
+        ++i_;
+        first_ = r + 1;
+      }
+      *more = i_ < sizeof...(Specs);
+      return Status::ok();
+    } else {
+      return Status::ok();
+    }
+  }
+
+  std::tuple<Specs...> specs_;
+  std::size_t i_ = 0;  // the Spec running
+  int first_ = 0;      // the round it started at
+  memory::Fence* fence_ = nullptr;
+};
+
 // What a Spec over the whole communicator holds: the context, the call's
 // arguments and the link its messages go over (members: ranks).
 struct CommSpec {
@@ -188,5 +266,7 @@ Status scatter_linear_now(Context&, const CollArgs&, std::uint32_t seq, Spinner&
 Status scatter_binomial_now(Context&, const CollArgs&, std::uint32_t seq, Spinner&);
 Status reduce_binomial_now(Context&, const CollArgs&, std::uint32_t seq, Spinner&);
 Status reduce_hierarchical_now(Context&, const CollArgs&, std::uint32_t seq, Spinner&);
+Status allreduce_hierarchical_now(Context&, const CollArgs&, std::uint32_t seq, Spinner&);
+Status allreduce_recursive_doubling_now(Context&, const CollArgs&, std::uint32_t seq, Spinner&);
 
 }  // namespace duct::coll

@@ -10,9 +10,9 @@
 #      split-rail ones included, errors);
 #   3. the collective cases with 3 ranks on the 2 nodes (2 + 1: the
 #      split-rail forms step aside for the other algorithms), and the
-#      small-call path's cases on 2 x 2 and 2 + 1 (bcast, gather and scatter
-#      take it across nodes), and a small bcast its root skips (the others
-#      time out naming it);
+#      small-call path's cases on 2 x 2 and 2 + 1 (allreduce, bcast,
+#      reduce, gather and scatter take it across nodes), and a small bcast
+#      its root skips (the others time out naming it);
 #   4. duct-bench allreduce beside MPI_Allreduce, #wrong must be 0;
 #   5. faults: every rank of node2 killed during 64 MiB allreduces, then
 #      node2's eth1 taken down during them (both within DUCT_TIMEOUT + 2 s).
@@ -76,7 +76,7 @@ rc=$?
 tail -n 3 "$build/netns-uneven.log"
 [ $rc -eq 0 ] || { grep -B2 -A12 FAILED "$build/netns-uneven.log" | head -60; fail "the collective cases failed on 3 ranks on 2 nodes"; }
 
-echo "== the small-call path across nodes (bcast, gather, scatter in place; tests/mpi/test_small_path.cpp), 2 x 2 and 2 + 1"
+echo "== the small-call path across nodes (allreduce, bcast, reduce, gather, scatter; tests/mpi/test_small_path.cpp), 2 x 2 and 2 + 1"
 for layout in "-np 4 -npernode 2" "-np 3 --map-by node"; do
   # shellcheck disable=SC2086
   timeout 900 mpirun "${args[@]}" $layout -x TEST_SMALL_EXPECT=2 -x TEST_WATCHDOG_S=300 "$build/tests/mpi/duct-small-tests" \

@@ -1,8 +1,8 @@
 // The small-call path (lib/capi/small.hpp): blocking calls of predefined
 // datatypes on host memory whose cached selection has a plain form (a
 // shared-memory algorithm on one node, coll/shm_rounds.hpp; a message
-// algorithm of bcast, reduce, gather or scatter, coll/msg_rounds.hpp,
-// across nodes) run that form instead of a Task. Each call here is made twice with
+// algorithm of allreduce, bcast, reduce, gather or scatter,
+// coll/msg_rounds.hpp, across nodes) run that form instead of a Task. Each call here is made twice with
 // the same arguments (the first may take the general path and cache the
 // selection, the second takes the small-call path), and both results are
 // compared with the MPI library's own collective on copies of the same
@@ -12,9 +12,9 @@
 // have taken it, for the second call of every size up to 4 KiB:
 //   1: every call (one node, no DUCT_CHECK: every collective's built-in
 //      rules pick shm there);
-//   2: every bcast, reduce, gather and scatter (several nodes: their
-//      built-in rules pick node-aware, binomial or linear forms there),
-//      others unasserted;
+//   2: every allreduce, bcast, reduce, gather and scatter (several nodes:
+//      their built-in rules pick node-aware, binomial or linear forms
+//      there), others unasserted;
 //   0: none (DUCT_CHECK=1 turns the path off).
 #include <catch2/catch.hpp>
 
@@ -71,9 +71,9 @@ void twice(const std::string& what, std::size_t bytes, const V& want, const std:
     CHECK(rc == MPI_SUCCESS);
     if (!want.empty()) CHECK(out == want);
     const int e = expect_small();
-    const bool rooted = what.rfind("bcast", 0) == 0 || what.rfind("reduce ", 0) == 0 || what.rfind("gather", 0) == 0 ||
-                        what.rfind("scatter", 0) == 0;
-    if (round == 1 && (e == 1 || (e == 2 && rooted)) && bytes <= kAssertedBytes) CHECK(taken);
+    const bool across = what.rfind("allreduce", 0) == 0 || what.rfind("bcast", 0) == 0 ||
+                        what.rfind("reduce ", 0) == 0 || what.rfind("gather", 0) == 0 || what.rfind("scatter", 0) == 0;
+    if (round == 1 && (e == 1 || (e == 2 && across)) && bytes <= kAssertedBytes) CHECK(taken);
     if (e == 0) CHECK_FALSE(taken);
   }
 }

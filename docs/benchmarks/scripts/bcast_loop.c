@@ -1,5 +1,6 @@
-// bcast_loop N [reduce]: N back-to-back MPI_Bcast calls of 8 bytes from
-// rank 0 (or MPI_Reduce calls of 8 bytes to rank 0) after 1000 warm-up calls; each rank prints its time per call and the user and
+// bcast_loop N [reduce|allreduce]: N back-to-back MPI_Bcast calls of 8
+// bytes from rank 0 (or MPI_Reduce calls of 8 bytes to rank 0, or
+// MPI_Allreduce calls of 8 bytes) after 1000 warm-up calls; each rank prints its time per call and the user and
 // system CPU time per call (getrusage) over the timed loop. Run it plain
 // (Open MPI's own bcast) and with LD_PRELOAD=libduct-mpi.so (duct's), on
 // the emulated cluster (docs/benchmarks/2026-11-26-small-calls-across-nodes.md).
@@ -24,9 +25,12 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
   const int n = argc > 1 ? atoi(argv[1]) : 50000;
   const int reduce = argc > 2 && strcmp(argv[2], "reduce") == 0;
+  const int allreduce = argc > 2 && strcmp(argv[2], "allreduce") == 0;
   float b[2] = {1, 2}, out[2];
-#define CALL() (reduce ? MPI_Reduce(b, out, 2, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD) \
-                       : MPI_Bcast(b, 2, MPI_FLOAT, 0, MPI_COMM_WORLD))
+#define CALL()                                                                     \
+  (allreduce ? MPI_Allreduce(b, out, 2, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD)         \
+   : reduce  ? MPI_Reduce(b, out, 2, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD)         \
+             : MPI_Bcast(b, 2, MPI_FLOAT, 0, MPI_COMM_WORLD))
   for (int i = 0; i < 1000; i++) CALL();
   MPI_Barrier(MPI_COMM_WORLD);
   const double u0 = cpu(0), s0 = cpu(1), t0 = MPI_Wtime();

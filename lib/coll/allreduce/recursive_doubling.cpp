@@ -16,6 +16,7 @@
 // Determinism: both partners of a round compute lower-rank-data (op)
 // higher-rank-data, so every rank holds the same bits after each round.
 #include "coll/collectives.hpp"
+#include "coll/msg_rounds.hpp"
 
 namespace duct::coll {
 
@@ -24,66 +25,82 @@ constexpr std::uint32_t kFoldStep = 0;
 constexpr std::uint32_t kUnfoldStep = 0xff;
 }  // namespace
 
-Sched recursive_doubling_allreduce(Context&, Link link, void* acc, void* tmp, std::size_t count, DType dt, RedOp op,
-                                   std::uint32_t step_base) {
-  const int n = link.g.n, rank = link.g.me;
-  const std::size_t bytes = count * elem_size(dt.elem);
-  int p2 = 1;
-  while (p2 * 2 <= n) p2 *= 2;
-  const int rem = n - p2;
-  int newrank = rank - rem;
-  if (rank < 2 * rem) {
-    Request req;
-    if (rank % 2 == 0) {
-      DUCT_CO_TRY(link.send(rank + 1, acc, bytes, MemKind::host, step_base + kFoldStep, &req));
-      DUCT_CO_TRY(co_await wait(req));
-      newrank = -1;
-    } else {
-      DUCT_CO_TRY(link.recv(rank - 1, tmp, bytes, MemKind::host, step_base + kFoldStep, &req));
-      DUCT_CO_TRY(co_await wait(req));
-      DUCT_CO_TRY(reduce_local(acc, tmp, acc, count, dt, op, MemKind::host, nullptr));
-      newrank = rank / 2;
+Status DoublingAllreduce::round(int, std::vector<Request>* reqs, bool* more) {
+  if (!setup_) return setup_;
+  const int n = link_.g.n, rank = link_.g.me;
+  const std::size_t bytes = count_ * elem_size(dt_.elem);
+  if (rank < 0) return Status::ok();  // not a member
+  // The vector that arrived last round, lower rank's data first.
+  if (arrival_ == Arrival::lower) DUCT_TRY(reduce_local(acc_, tmp_, acc_, count_, dt_, op_, MemKind::host, nullptr));
+  if (arrival_ == Arrival::higher) DUCT_TRY(reduce_local(acc_, acc_, tmp_, count_, dt_, op_, MemKind::host, nullptr));
+  arrival_ = Arrival::none;
+  *more = true;
+  if (phase_ == Phase::start) {
+    if (in_ && in_ != acc_) DUCT_TRY(copy_local(acc_, MemKind::host, in_, in_kind_, bytes));
+    while (p2_ * 2 <= n) p2_ *= 2;
+    rem_ = n - p2_;
+    newrank_ = rank - rem_;
+    phase_ = Phase::exchange;
+    if (rank < 2 * rem_) {  // fold in pairs: even ranks hand their vector to the next odd rank
+      reqs->emplace_back();
+      if (rank % 2 == 0) {
+        newrank_ = -1;
+        return link_.send(rank + 1, acc_, bytes, MemKind::host, step_base_ + kFoldStep, &reqs->back());
+      }
+      newrank_ = rank / 2;
+      arrival_ = Arrival::lower;
+      return link_.recv(rank - 1, tmp_, bytes, MemKind::host, step_base_ + kFoldStep, &reqs->back());
     }
   }
-  if (newrank >= 0) {
-    std::uint32_t step = step_base + 1;
-    for (int mask = 1; mask < p2; mask <<= 1, ++step) {
-      int np = newrank ^ mask;
-      int peer = np < rem ? np * 2 + 1 : np + rem;
-      Request s, r;
+  if (phase_ == Phase::exchange) {
+    if (newrank_ >= 0 && mask_ < p2_) {
+      const int np = newrank_ ^ mask_;
+      const int peer = np < rem_ ? np * 2 + 1 : np + rem_;
+      std::uint32_t step = step_base_ + 1;
+      for (int m = 1; m < mask_; m <<= 1) ++step;
+      mask_ <<= 1;
       // Send first: the partner waits for it; posting our receive can wait.
-      DUCT_CO_TRY(link.send(peer, acc, bytes, MemKind::host, step, &s));
-      DUCT_CO_TRY(link.recv(peer, tmp, bytes, MemKind::host, step, &r));
-      DUCT_CO_TRY(co_await wait(s, r));
-      if (peer < rank)
-        DUCT_CO_TRY(reduce_local(acc, tmp, acc, count, dt, op, MemKind::host, nullptr));
-      else
-        DUCT_CO_TRY(reduce_local(acc, acc, tmp, count, dt, op, MemKind::host, nullptr));
+      reqs->emplace_back();
+      DUCT_TRY(link_.send(peer, acc_, bytes, MemKind::host, step, &reqs->back()));
+      reqs->emplace_back();
+      arrival_ = peer < rank ? Arrival::lower : Arrival::higher;
+      return link_.recv(peer, tmp_, bytes, MemKind::host, step, &reqs->back());
+    }
+    phase_ = Phase::unfold;
+    if (rank < 2 * rem_) {  // the folded ranks get the result back
+      reqs->emplace_back();
+      const std::uint32_t step = step_base_ + kUnfoldStep;
+      if (rank % 2 == 1) return link_.send(rank - 1, acc_, bytes, MemKind::host, step, &reqs->back());
+      return link_.recv(rank + 1, acc_, bytes, MemKind::host, step, &reqs->back());
     }
   }
-  if (rank < 2 * rem) {
-    Request req;
-    if (rank % 2 == 1)
-      DUCT_CO_TRY(link.send(rank - 1, acc, bytes, MemKind::host, step_base + kUnfoldStep, &req));
-    else
-      DUCT_CO_TRY(link.recv(rank + 1, acc, bytes, MemKind::host, step_base + kUnfoldStep, &req));
-    DUCT_CO_TRY(co_await wait(req));
-  }
-  co_return Status::ok();
+  phase_ = Phase::finish;
+  *more = false;
+  if (out_ && out_ != acc_) DUCT_TRY(copy_local(out_, out_kind_, acc_, MemKind::host, bytes));
+  return Status::ok();
 }
 
-Sched allreduce_recursive_doubling(Context& ctx, const CollArgs& a, std::uint32_t seq) {
+Sched recursive_doubling_allreduce(Context&, Link link, void* acc, void* tmp, std::size_t count, DType dt, RedOp op,
+                                   std::uint32_t step_base) {
+  return msg_rounds(DoublingAllreduce(link, acc, tmp, count, dt, op, step_base));
+}
+
+namespace {
+DoublingAllreduce flat_spec(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   const std::size_t bytes = a.count * elem_size(a.dt.elem);
   // Work on a host accumulator: the receive buffer itself when it is host memory.
   void* acc = a.recvbuf;
-  if (a.recv_kind == MemKind::device) DUCT_CO_TRY(ctx.scratch(MemKind::host, bytes, 1, &acc));
-  if (acc != a.sendbuf) DUCT_CO_TRY(copy_local(acc, MemKind::host, a.sendbuf, a.send_kind, bytes));
+  Status st = a.recv_kind == MemKind::device ? ctx.scratch(MemKind::host, bytes, 1, &acc) : Status::ok();
   void* tmp = nullptr;
-  DUCT_CO_TRY(ctx.scratch(MemKind::host, bytes, 0, &tmp));
-  Link link{ctx, seq, Group{nullptr, ctx.size(), ctx.rank()}};
-  DUCT_CO_TRY(co_await recursive_doubling_allreduce(ctx, link, acc, tmp, a.count, a.dt, a.op, 0));
-  if (acc != a.recvbuf) DUCT_CO_TRY(copy_local(a.recvbuf, a.recv_kind, acc, MemKind::host, bytes));
-  co_return Status::ok();
+  if (st) st = ctx.scratch(MemKind::host, bytes, 0, &tmp);
+  DoublingAllreduce spec(Link{ctx, seq, Group{nullptr, ctx.size(), ctx.rank()}}, acc, tmp, a.count, a.dt, a.op, 0);
+  spec.fail(std::move(st));
+  spec.copy_in(a.sendbuf, a.send_kind);
+  spec.copy_out(a.recvbuf, a.recv_kind);
+  return spec;
 }
+}  // namespace
+
+DUCT_MSG_ALGORITHM(allreduce_recursive_doubling, flat_spec)
 
 }  // namespace duct::coll

@@ -56,8 +56,8 @@ Status TreesReduce::round(int, std::vector<Request>* reqs, bool* more) {
   return Status::ok();
 }
 
-Sched binomial_reduce(Context& ctx, Link link, const void* input, MemKind in_kind, void* acc, void* tmp, std::size_t count,
-                      DType dt, RedOp op, MemKind kind, int root, std::uint32_t step_base) {
+Sched binomial_reduce(Context& ctx, Link link, const void* input, MemKind in_kind, void* acc, void* tmp,
+                      std::size_t count, DType dt, RedOp op, MemKind kind, int root, std::uint32_t step_base) {
   TreesReduce spec(ctx, link.seq, input, in_kind, acc, tmp, count, dt, op, kind);
   spec.add(link.g, root, step_base);
   return msg_rounds(std::move(spec));
