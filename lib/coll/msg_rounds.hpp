@@ -37,18 +37,33 @@
 
 namespace duct::coll {
 
+// The coroutine loop runs any Spec through this interface: one coroutine,
+// compiled once (a coroutine template instantiated in several files, with
+// external linkage, is what clang 14 under AddressSanitizer cannot compile:
+// "Cannot represent a difference across sections").
+class AnySpec {
+ public:
+  virtual ~AnySpec() = default;
+  virtual Status round(int r, std::vector<Request>* reqs, bool* more) = 0;
+  virtual memory::Fence* fence() { return nullptr; }
+};
+template <class Spec>
+class SpecOf final : public AnySpec {
+ public:
+  explicit SpecOf(Spec&& s) : s_(std::move(s)) {}
+  Status round(int r, std::vector<Request>* reqs, bool* more) override { return s_.round(r, reqs, more); }
+  memory::Fence* fence() override {
+    if constexpr (requires { s_.fence(); }) return s_.fence();
+    return nullptr;
+  }
+
+ private:
+  Spec s_;
+};
+Sched msg_rounds_any(std::unique_ptr<AnySpec> spec);
 template <class Spec>
 Sched msg_rounds(Spec spec) {
-  std::vector<Request> reqs;
-  for (int r = 0;; ++r) {
-    bool more = false;
-    DUCT_CO_TRY(spec.round(r, &reqs, &more));
-    if (!reqs.empty()) {
-      DUCT_CO_TRY(co_await wait(reqs));
-      reqs.clear();
-    }
-    if (!more) co_return Status::ok();
-  }
+  return msg_rounds_any(std::make_unique<SpecOf<Spec>>(std::move(spec)));
 }
 
 // `reqs`: ctx.small_reqs (empty; left empty, its capacity kept).
