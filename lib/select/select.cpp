@@ -77,22 +77,23 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // their blocks): 3 nodes x 2 ranks, 48 B-3 KiB, 50-70 us against the
 // pairwise exchange's 122-127 (coll/han 66-108); 2 nodes x 2 ranks,
 // 64 B-4 KiB, 19-34 us against recursive halving's 27-45 (at 32 KiB the
-// leader's single link makes it 275 against 138 us). A gather across nodes
-// of up to 4 ranks is linear at every size: the root receives every block
-// at once, where the binomial tree forwards the far node's blocks after a
-// hop inside that node (2 nodes x 2 ranks, 4 KiB: 5.3-8.8 us against
-// 13.4-16.9 us in two runs; 64-512 B: 7.8-8.4 us either way). A scatter
-// there is linear from 16 KiB only: the root's sends go one after another,
-// 64-512 B 14.5-17.4 us against the binomial tree's 8.0-9.8, 4 KiB
-// 16.6-18.1 against 17.0-17.2, 32 KiB 68.6 against 137.1 us. On 5 to 16
-// ranks across nodes the linear forms take over from 8 KiB (gather) and
-// 16 or 32 KiB (scatter): the binomial tree sends a far node's blocks
-// through one rank of it, one hop after another, where every rank's block
-// goes to the root at once (2026-11-25, links at 1 Gbit/s: 3 nodes x 2
-// ranks, gather 12 KiB 40 against 69 us, 24-384 KiB half the time, scatter
-// 24 KiB 69 against 137 us but 12 KiB 72 against 64; 5 nodes x 2 ranks,
-// gather 10 KiB 55 against 65 us and half the time from 40 KiB, scatter
-// 20 KiB 128-164 against 130-135 us, 40 KiB 170 against 272).
+// leader's single link makes it 275 against 138 us). Gather and scatter
+// across nodes: the binomial tree sends fewer network messages (a far
+// node's blocks in one, through one rank of it), the linear form sends
+// every rank's block at once, each over its own rail; with small blocks
+// the first wins, with larger ones the second (2026-11-26, links at
+// 1 Gbit/s, two rounds each, -A forced, us). 2 nodes x 2 ranks: gather
+// 64 B-1 KiB binomial 7.0-7.7 against linear 7.2-13.4 (13.4 in 2 of 6),
+// 2 KiB even, 4 KiB linear 8.7-11.2 against 17.2-17.3; scatter 64 B-2 KiB
+// binomial 6.7-7.6 against 12.7-15.6, 4 KiB linear 13.3-13.8 against
+// 16.9-17.5, 8 KiB 17.9-20.5 against 34.4, 16 KiB 34.3 against 68.6.
+// 3 nodes x 2 ranks: gather 3 KiB binomial 13.7-14.7 against 16.2-16.3,
+// 4 KiB linear 15.3-19.6 against 19.5-20.2, 6 KiB 21.1-21.9 against 34.4;
+// scatter 5 KiB binomial 22.9-24.9 against 30.0-30.1, 6 KiB linear
+// 27.9-31.3 against 34.2-35.0, 12 KiB 39.3-43.6 against 68.6. On 9 to 16
+// ranks the crossovers of 2026-11-25 stay (5 nodes x 2 ranks: gather 10 KiB
+// 55 against 65 us, scatter 20 KiB 128-164 against 130-135, 40 KiB 170
+// against 272).
 // Below 16 KiB the allreduce across nodes is the node-aware one (reduce in
 // the node, recursive doubling among the node leaders, bcast in the node):
 // one rank per node on the network instead of every rank. duct-tune on the
@@ -141,12 +142,12 @@ constexpr const char* kDefaultRules =
     "reduce_scatter:0-inf:engine,0-128k:shm,0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
     "alltoall:0-inf:engine,0-256k:shm,0-4k:bruck,4k-inf:pairwise;"
     "alltoallv:0-inf:pairwise;"
-    "gather:0-inf:engine,0-8m:shm;gather/n=1-2:0-inf:linear;gather/nodes/n=1-4:0-inf:linear;"
-    "gather/nodes/n=5-16:8k-inf:linear;"
+    "gather:0-inf:engine,0-8m:shm;gather/n=1-2:0-inf:linear;gather/nodes/n=1-4:0-2k:binomial,2k-inf:linear;"
+    "gather/nodes/n=5-8:4k-inf:linear;gather/nodes/n=9-16:8k-inf:linear;"
     "gather:0-64k:binomial,64k-inf:linear;"
     "gatherv:0-inf:linear;"
-    "scatter:0-inf:engine,0-512k:shm;scatter/n=1-2:0-inf:linear;scatter/nodes/n=1-8:16k-inf:linear;"
-    "scatter/nodes/n=9-16:32k-inf:linear;"
+    "scatter:0-inf:engine,0-512k:shm;scatter/n=1-2:0-inf:linear;scatter/nodes/n=1-4:4k-inf:linear;"
+    "scatter/nodes/n=5-8:6k-inf:linear;scatter/nodes/n=9-16:32k-inf:linear;"
     "scatter:0-64k:binomial,64k-inf:linear;"
     "scatterv:0-inf:linear;"
 "barrier:0-inf:shm,0-inf:dissemination";
