@@ -1,30 +1,33 @@
 // duct coll: message algorithms written once, run two ways.
 //
-// The small rooted collectives across nodes (binomial and node-aware
-// broadcast and reduce, linear and binomial gather and scatter) are a few
-// rounds of messages: post some sends and receives (and local copies), wait for all of
-// them, go on. A Spec says what each round posts:
+// The small collectives across nodes (binomial and node-aware broadcast and
+// reduce, recursive doubling and the node-aware allreduce, linear and
+// binomial gather and scatter) are a few rounds of messages: post some
+// sends and receives (and local copies), wait for all of them, go on. A
+// Spec says what each round posts:
 //
 //   struct Spec {
 //     // Post round r's messages, appending their requests to `reqs`, and do
-//     // its local work (copies); *more = false after the last round.
+//     // its local work (copies, reductions); *more = false after the last.
 //     Status round(int r, std::vector<Request>* reqs, bool* more);
+//     // Optional, for a Spec that reduces device memory (a kernel on
+//     // duct's stream): the device work of the last round, or nullptr.
+//     memory::Fence* fence();
 //   };
 //
-// Every request of a round completes before the next round is posted; a
-// Spec that reduces device memory (a kernel on duct's stream) also has
-//     memory::Fence* fence();   // device work of the last round, or nullptr
-// which is awaited with them. The
-// round loop exists twice, as for the shared-memory algorithms
-// (coll/shm_rounds.hpp): msg_rounds, a coroutine for the general path (a
-// Task, nonblocking calls), and msg_rounds_now, a plain function that waits
-// in place for the small-call path (capi/small.hpp). Across nodes a small
-// call's time is mostly the kernel's network path, and the general path's
-// machinery around it (Task, coroutine frames, selection) runs with the
-// caches that path left cold: 0.3-0.4 us of an 8-byte broadcast's 7.5 us at
-// its root on the emulated cluster, where Open MPI's whole user-space share
-// is about 0.15 us. Both loops run the same Spec, so the same messages go
-// to the same peers with the same tags.
+// Every request of a round (and its fence) completes before the next round
+// is posted. The round loop exists twice, as for the shared-memory
+// algorithms (coll/shm_rounds.hpp): msg_rounds, a coroutine for the general
+// path (a Task, nonblocking calls, and the building blocks other algorithms
+// await: binomial_bcast, binomial_reduce, recursive_doubling_allreduce), and
+// msg_rounds_now, a plain function that waits in place for the small-call
+// path (capi/small.hpp). Across nodes a small call's time is mostly the
+// kernel's network path, and the general path's machinery around it (Task,
+// coroutine frames, selection) runs with the caches that path left cold:
+// 0.3-0.4 us of an 8-byte broadcast's 7.5 us at its root on the emulated
+// cluster, where Open MPI's whole user-space share is about 0.15 us. Both
+// loops run the same Spec, so the same messages go to the same peers with
+// the same tags, and reductions happen in the same order.
 #pragma once
 
 #include <memory>
@@ -92,11 +95,11 @@ Status msg_rounds_now(Spec&& spec, std::vector<Request>& reqs, Spinner& sp) {
 }
 
 // The binomial trees of a broadcast that one rank takes part in, in order
-// (bcast/binomial.cpp: one; bcast/hierarchical.cpp: a node level and a
-// network level). The rank receives in at most one of them, the first where
-// it is not the tree's root; round 0 posts that receive, round 1 the sends
-// to its children in every tree (a rank that receives nothing posts them
-// in round 0).
+// (bcast/binomial.cpp and the binomial_bcast building block: one;
+// bcast/hierarchical.cpp: a node level and a network level). The rank
+// receives in at most one of them, the first where it is not the tree's
+// root; round 0 posts that receive, round 1 the sends to its children in
+// every tree (a rank that receives nothing posts them in round 0).
 struct Tree {
   Group g;
   int root;

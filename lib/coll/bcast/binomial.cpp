@@ -35,19 +35,11 @@ Status binomial_sends(Link link, const void* buf, std::size_t bytes, MemKind kin
   return Status::ok();
 }
 
-Sched binomial_bcast(Context&, Link link, void* buf, std::size_t bytes, MemKind kind, int root,
+Sched binomial_bcast(Context& ctx, Link link, void* buf, std::size_t bytes, MemKind kind, int root,
                      std::uint32_t step_base) {
-  const int n = link.g.n, me = link.g.me;
-  const int vr = mod(me - root, n);
-  if (const int mask = parent_bit(vr, n); mask < n) {
-    Request r;
-    DUCT_CO_TRY(link.recv(mod(me - mask, n), buf, bytes, kind, step_base, &r));
-    DUCT_CO_TRY(co_await wait(r));
-  }
-  std::vector<Request> sends;
-  DUCT_CO_TRY(binomial_sends(link, buf, bytes, kind, root, step_base, &sends));
-  DUCT_CO_TRY(co_await wait(sends));
-  co_return Status::ok();
+  TreesBcast spec(ctx, link.seq, buf, bytes, kind);
+  spec.add(link.g, root, step_base);
+  return msg_rounds(std::move(spec));
 }
 
 Status TreesBcast::round(int r, std::vector<Request>* reqs, bool* more) {
