@@ -166,6 +166,12 @@ class TreesReduce {
   std::unique_ptr<memory::Fence> fence_;  // (made for the first; a Spec is moved into its coroutine)
 };
 
+// A rooted reduce's TreesReduce, without its trees: the input is the send
+// buffer, the accumulator the root's receive buffer (scratch elsewhere, of
+// the send buffer's kind), tmp scratch (reduce/binomial.cpp and
+// reduce/hierarchical.cpp add their trees).
+TreesReduce rooted_reduce(Context& ctx, const CollArgs& a, std::uint32_t seq);
+
 // Recursive-doubling allreduce (allreduce/recursive_doubling.cpp) of a host
 // vector `acc` over link.g (a rank not in the group, g.me < 0, takes no
 // part): a round per exchange, the arrival reduced at the start of the
@@ -208,10 +214,7 @@ template <class... Specs>
 class Chain {
  public:
   explicit Chain(Specs&&... specs) : specs_(std::move(specs)...) {}
-  Status round(int r, std::vector<Request>* reqs, bool* more) {
-    if (r == 0) first_ = 0;
-    return step<0>(r, reqs, more);
-  }
+  Status round(int r, std::vector<Request>* reqs, bool* more) { return step<0>(r, reqs, more); }
   memory::Fence* fence() { return fence_; }
 
  private:
@@ -263,6 +266,19 @@ struct RootBlocks {
   }
   std::size_t len(int q) const { return layout ? layout->len[static_cast<std::size_t>(q)] : each; }
 };
+
+// A binomial tree over n ranks numbered from its root (gather and scatter
+// binomial): how many ranks the subtree of rank vr holds, itself included
+// (vr .. vr + lowbit(vr) - 1, the whole tree for the root).
+inline int binomial_subtree(int vr, int n) { return vr == 0 ? n : std::min(vr & -vr, n - vr); }
+// Whether some child subtree of the root (its ranks counted from the root)
+// runs past rank n - 1 back to 0, so that its blocks are not contiguous in
+// a buffer in rank order.
+inline bool root_subtrees_wrap(int root, int n) {
+  for (int mask = 1; mask < n; mask <<= 1)
+    if (mod(root + mask, n) + binomial_subtree(mask, n) > n) return true;
+  return false;
+}
 
 // Both forms of message algorithm `name`, whose Spec `make(ctx, a, seq)`
 // builds (a constructor or a function): `name` for the general path and

@@ -15,6 +15,8 @@
 //
 // Determinism: both partners of a round compute lower-rank-data (op)
 // higher-rank-data, so every rank holds the same bits after each round.
+#include <bit>
+
 #include "coll/collectives.hpp"
 #include "coll/msg_rounds.hpp"
 
@@ -56,8 +58,9 @@ Status DoublingAllreduce::round(int, std::vector<Request>* reqs, bool* more) {
     if (newrank_ >= 0 && mask_ < p2_) {
       const int np = newrank_ ^ mask_;
       const int peer = np < rem_ ? np * 2 + 1 : np + rem_;
-      std::uint32_t step = step_base_ + 1;
-      for (int m = 1; m < mask_; m <<= 1) ++step;
+      // Exchange i (mask 2^i) is step step_base + 1 + i.
+      const auto i = static_cast<std::uint32_t>(std::countr_zero(static_cast<unsigned>(mask_)));
+      const std::uint32_t step = step_base_ + 1 + i;
       mask_ <<= 1;
       // Send first: the partner waits for it; posting our receive can wait.
       reqs->emplace_back();

@@ -26,7 +26,7 @@ class GatherBinomial : CommSpec {
     const int n = link.g.n, me = link.g.me;
     const int vr = mod(me - a.root, n);
     const std::size_t b = a.bytes;
-    const int subtree = vr == 0 ? n : std::min(vr & -vr, n - vr);
+    const int subtree = binomial_subtree(vr, n);
     const MemKind kind = me == a.root ? a.recv_kind : a.send_kind;
     const int parent_mask = vr & -vr;  // its parent is vr - parent_mask (vr > 0)
     if (subtree == 1) {                // a leaf (n > 1, so not the root)
@@ -34,7 +34,7 @@ class GatherBinomial : CommSpec {
       return link.send(mod(me - parent_mask, n), a.sendbuf, b, a.send_kind, 0, &reqs->back());
     }
     if (r == 0) {
-      direct_ = vr == 0 && !wraps(n);
+      direct_ = vr == 0 && !root_subtrees_wrap(a.root, n);
       if (direct_) {
         if (!a.in_place) DUCT_TRY(copy_local(at(a.recvbuf, static_cast<std::size_t>(me) * b), a.recv_kind, a.sendbuf,
                                              a.send_kind, b));
@@ -66,15 +66,6 @@ class GatherBinomial : CommSpec {
   }
 
  private:
-  // At the root: whether some child's ranks (root + child .. + its subtree)
-  // run past rank n - 1 back to 0, so their blocks are not contiguous in the
-  // receive buffer.
-  bool wraps(int n) const {
-    for (int mask = 1; mask < n; mask <<= 1)
-      if (mod(a.root + mask, n) + std::min(mask, n - mask) > n) return true;
-    return false;
-  }
-
   bool direct_ = false;  // the root receives into its receive buffer
   void* tmp_ = nullptr;  // else: my subtree's blocks, counted from me
 };

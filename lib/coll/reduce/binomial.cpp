@@ -63,8 +63,7 @@ Sched binomial_reduce(Context& ctx, Link link, const void* input, MemKind in_kin
   return msg_rounds(std::move(spec));
 }
 
-namespace {
-TreesReduce binomial_spec(Context& ctx, const CollArgs& a, std::uint32_t seq) {
+TreesReduce rooted_reduce(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   const bool root = ctx.rank() == a.root;
   const std::size_t bytes = a.count * elem_size(a.dt.elem);
   // The accumulator: the root's receive buffer, scratch elsewhere (used only
@@ -75,8 +74,14 @@ TreesReduce binomial_spec(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   Status st = root ? Status::ok() : ctx.scratch(kind, bytes, 1, &acc);
   if (st) st = ctx.scratch(kind, bytes, 0, &tmp);
   TreesReduce spec(ctx, seq, a.sendbuf, a.send_kind, acc, tmp, a.count, a.dt, a.op, kind);
-  spec.add(Group{nullptr, ctx.size(), ctx.rank()}, a.root, 0);
   spec.fail(std::move(st));  // (a scratch that failed: the first round says so)
+  return spec;
+}
+
+namespace {
+TreesReduce binomial_spec(Context& ctx, const CollArgs& a, std::uint32_t seq) {
+  TreesReduce spec = rooted_reduce(ctx, a, seq);
+  spec.add(Group{nullptr, ctx.size(), ctx.rank()}, a.root, 0);
   return spec;
 }
 }  // namespace

@@ -25,19 +25,9 @@ constexpr std::uint32_t kNode = 0x000, kNet = 0x100, kRootNode = 0x200;
 // goes into the first, each tree's partial result into the next.
 TreesReduce hierarchical_spec(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   const Topology& t = ctx.topo;
-  const bool root = ctx.rank() == a.root;
-  const std::size_t bytes = a.count * elem_size(a.dt.elem);
-  const MemKind kind = root ? a.recv_kind : a.send_kind;
   const PortTree& pt = ctx.port_tree(a.root);
   const Group node = node_group(ctx);
-  // acc: this rank's partial result (the root's receive buffer at the
-  // root); tmp: what a child sends.
-  void* acc = a.recvbuf;
-  void* tmp = nullptr;
-  Status st = root ? Status::ok() : ctx.scratch(kind, bytes, 1, &acc);
-  if (st) st = ctx.scratch(kind, bytes, 0, &tmp);
-  TreesReduce spec(ctx, seq, a.sendbuf, a.send_kind, acc, tmp, a.count, a.dt, a.op, kind);
-  spec.fail(std::move(st));
+  TreesReduce spec = rooted_reduce(ctx, a, seq);
   if (t.node != t.node_of[static_cast<std::size_t>(a.root)]) {
     if (node.n > 1) spec.add(node, pt.port, kNode);
     if (pt.me >= 0) spec.add(group_of(pt), 0, kNet);

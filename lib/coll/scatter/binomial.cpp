@@ -29,7 +29,7 @@ class ScatterBinomial : CommSpec {
     int top = 1;
     while (top < n) top <<= 1;
     const int reach = vr == 0 ? top : (vr & -vr);
-    const int subtree = vr == 0 ? n : std::min(reach, n - vr);
+    const int subtree = binomial_subtree(vr, n);
     const MemKind kind = me == a.root ? a.send_kind : a.recv_kind;
     const void* src = tmp_;  // the subtree's blocks, counted from me
     if (r == 0) {
@@ -37,7 +37,7 @@ class ScatterBinomial : CommSpec {
         reqs->emplace_back();
         return link.recv(mod(me - reach, n), a.recvbuf, b, a.recv_kind, 0, &reqs->back());
       }
-      if (vr != 0 || wraps(n, top)) DUCT_TRY(ctx.scratch(kind, static_cast<std::size_t>(subtree) * b, 2, &tmp_));
+      if (vr != 0 || root_subtrees_wrap(a.root, n)) DUCT_TRY(ctx.scratch(kind, static_cast<std::size_t>(subtree) * b, 2, &tmp_));
       if (vr != 0) {
         reqs->emplace_back();
         *more = true;
@@ -65,15 +65,6 @@ class ScatterBinomial : CommSpec {
   }
 
  private:
-  // At the root: whether some child's ranks (root + m .. + its subtree) run
-  // past rank n - 1 back to 0, so their blocks are not contiguous in the
-  // send buffer.
-  bool wraps(int n, int top) const {
-    for (int m = top >> 1; m > 0; m >>= 1)
-      if (m < n && mod(a.root + m, n) + std::min(m, n - m) > n) return true;
-    return false;
-  }
-
   void* tmp_ = nullptr;  // the subtree's blocks, counted from me (the root: only where a range wraps)
 };
 
