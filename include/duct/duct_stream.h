@@ -8,13 +8,22 @@
  * 0 is the legacy default stream.
  *
  * Semantics.
- *  - The call returns without waiting for the GPU. The collective starts
- *    after every operation enqueued on `stream` before the call (kernels,
- *    copies, events), and every operation enqueued on `stream` after the
- *    call sees its result. The call itself may wait on the host for the
- *    other ranks in two cases only: the first stream-ordered call on a
- *    communicator (it sets up the communicator's stream side, collectively),
- *    and DUCT_CHECK=1 (it compares the call across ranks first).
+ *  - The collective starts after every operation enqueued on `stream`
+ *    before the call (kernels, copies, events), and every operation
+ *    enqueued on `stream` after the call sees its result.
+ *  - An eager call (the stream is not being captured) currently completes
+ *    in the call: it waits on the host until the GPU has finished the work
+ *    enqueued on `stream` before it (at most DUCT_TIMEOUT; then
+ *    DUCT_ERRCLASS_TIMEOUT), runs the collective as the blocking form does,
+ *    and returns when it is done. Its result is then already visible to
+ *    work enqueued later, and it waits for the other ranks as a blocking
+ *    collective does. (The asynchronous protocol below, returning at once,
+ *    is DUCT_STREAM_ASYNC=1: it hung on a real GPU on 2026-11-26 and is
+ *    there for investigation only.)
+ *  - A captured call never waits for the GPU nor for the other ranks,
+ *    except the first stream-ordered call on a communicator (it sets up the
+ *    communicator's stream side, collectively) and DUCT_CHECK=1 (it
+ *    compares the call across ranks first).
  *  - Buffers may be device memory (cudaMalloc), host memory (pageable or
  *    pinned) or managed memory, as for the blocking form; host buffers are
  *    read and written in stream order too (after the work before the call,
@@ -39,13 +48,14 @@
  *    stream-ordered collectives in the same order, and one graph must not be
  *    launched twice at once (CUDA user objects free duct's part of a graph
  *    with it).
- *  - How it runs: the collective is duct's nonblocking collective on the
- *    same data, started by duct's stream thread when the GPU reaches the
- *    call (cudaLaunchHostFunc) and released to later work by a stream memory
- *    operation (cuStreamWaitValue64 on host memory that duct writes). Device
- *    buffers on one node use the device engine (CUDA IPC, one kernel);
- *    between nodes, the channels (UCX). So the algorithms are those of the
- *    blocking form (see duct.h for their sources).
+ *  - How a captured call runs at each launch of its graph: duct's
+ *    nonblocking collective on the same data, started by duct's stream
+ *    thread when the GPU reaches the call (cudaLaunchHostFunc) and released
+ *    to later work by a stream memory operation (cuStreamWaitValue64 on host
+ *    memory that duct writes). Device buffers on one node use the device
+ *    engine (CUDA IPC, one kernel); between nodes, the channels (UCX). So
+ *    the algorithms are those of the blocking form (see duct.h for their
+ *    sources). Not yet run on a GPU since the capture fix of 2026-11-26.
  *
  * What the stream-ordered forms take: contiguous datatypes (duct would pack
  * others on the host at call time, before the data is ready), the

@@ -398,6 +398,60 @@ Status emulated_call(StreamSide& s, std::unique_ptr<StreamOp> op) {
 }
 }  // namespace
 
+namespace {
+// An eager stream-ordered call without DUCT_STREAM_ASYNC: the collective
+// runs on the calling thread, on the stream side, as a blocking call (its
+// DUCT_CHECK comparison was made by the caller). A failure is also the
+// side's, as for a call the stream thread ran.
+Status complete_now(StreamSide& s, const CollArgs& a) {
+  auto* p = new Pending;
+  p->call = a.call;
+  p->comm = s.comm;
+  Status st = start_collective(*s.ctx, a, p, /*check=*/false);
+  if (!st) {
+    delete p;  // not queued
+  } else {
+    st = wait_pending(p);
+    release(p);
+  }
+  if (!st) s.record(st, a.call);
+  return st;
+}
+
+// Until the GPU has finished the work on `stream` before this call, under
+// DUCT_TIMEOUT (a stream that never gets there is the application's
+// deadlock, reported rather than waited out).
+Status wait_for_stream(void* stream, const char* call) {
+  const double timeout = config::get().timeout;
+  const auto started = std::chrono::steady_clock::now();
+  for (unsigned polls = 0;; ++polls) {
+    bool done = false;
+    DUCT_TRY(memory::cuda::stream_query(stream, &done));
+    if (done) return Status::ok();
+    progress_pending();  // earlier nonblocking calls (and graph replays' collectives) keep moving
+    sched_yield();
+    if (timeout > 0 && polls % 256 == 0 &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() > timeout)
+      return make_error(Errc::timeout, "%s: the GPU did not reach the call on its stream within DUCT_TIMEOUT=%g s "
+                                       "(the work enqueued before it has not finished)",
+                        call, timeout);
+  }
+}
+
+// The device of a call captured into a graph: its first device buffer's,
+// else the calling thread's current device.
+Status capture_device(const CollArgs& a, int* dev) {
+  for (const void* p : {static_cast<const void*>(a.recvbuf), a.sendbuf}) {
+    memory::PtrInfo info;
+    if (p && memory::cuda::query(p, &info) && info.kind == MemKind::device && info.device >= 0) {
+      *dev = info.device;
+      return Status::ok();
+    }
+  }
+  return memory::cuda::stream_device(nullptr, dev);
+}
+}  // namespace
+
 Status start_stream(Context& ctx, MPI_Comm comm, const CollArgs& a, void* stream) {
   const bool emulate = emulated();
   if (!emulate && !memory::cuda::available())
@@ -421,7 +475,9 @@ Status start_stream(Context& ctx, MPI_Comm comm, const CollArgs& a, void* stream
   DUCT_TRY(side_of(ctx, comm, *rt, &s));
   if (s->failed.load(std::memory_order_acquire)) return s->first_error();
 
+  const bool async = config::get().stream_async;
   if (emulate) {
+    if (!async) return complete_now(*s, a);
     auto op = std::make_unique<StreamOp>();
     op->side = s;
     op->args = a;
@@ -431,8 +487,30 @@ Status start_stream(Context& ctx, MPI_Comm comm, const CollArgs& a, void* stream
   unsigned long long capture = 0;
   void* graph = nullptr;
   DUCT_TRY(memory::cuda::capture_info(stream, &capturing, &capture, &graph));
+  if (!capturing && !async) {
+    // Eager call, completed here: after the communicator's previous eager
+    // stream-ordered call if that went to another stream (its event; a
+    // record made under capture is a node of its graph, no eager record),
+    // and after the work already on this stream.
+    if (s->any && stream != s->last_stream && s->last_capture == 0)
+      DUCT_TRY(memory::cuda::stream_wait_event(stream, s->order_ev));
+    DUCT_TRY(wait_for_stream(stream, a.call));
+    DUCT_TRY(complete_now(*s, a));
+    DUCT_TRY(memory::cuda::event_record(s->order_ev, stream));
+    s->last_stream = stream;
+    s->last_capture = 0;
+    s->any = true;
+    return Status::ok();
+  }
+  // The device whose work the stream thread issues. A capturing stream
+  // refuses cudaStreamGetDevice (cudaErrorStreamCaptureUnsupported, which
+  // also invalidates the capture: seen on an H200, CUDA 13): under capture
+  // it is the device of the buffers, else the calling thread's device.
   int dev = 0;
-  DUCT_TRY(memory::cuda::stream_device(stream, &dev));
+  if (capturing)
+    DUCT_TRY(capture_device(a, &dev));
+  else
+    DUCT_TRY(memory::cuda::stream_device(stream, &dev));
   if (s->any && stream != s->last_stream && capture == s->last_capture) {
     // Not before the communicator's previous stream-ordered call, on
     // another stream: order_ev was recorded after it (that stream may be

@@ -79,6 +79,13 @@ constexpr Var kTable[] = {
      "testing without a GPU: the stream-ordered forms (DUCT_*_stream) run on host buffers with an "
      "emulated stream that reaches each call at once and waits on the host for it to finish (duct's "
      "stream thread, stream sides and completion words as on a GPU; no CUDA call, no graphs)"},
+    {"DUCT_STREAM_ASYNC", Kind::boolean, "0", nullptr, false,
+     "eager (not captured) stream-ordered calls: 0 completes each in the call, after the GPU has reached "
+     "it on its stream (the host waits for the stream's earlier work); 1 returns at once and duct's stream "
+     "thread runs the collective when the GPU gets there, the stream waiting on a completion word "
+     "(cuStreamWaitValue64). 1 hung on an H200 (2026-11-26: tests/gpu's stream-ordered cases at 1, 2 and 4 "
+     "ranks never finished), so it is for investigation only; calls captured into a CUDA graph always take "
+     "the second protocol"},
     {"DUCT_INTERPOSE", Kind::boolean, "1", nullptr, true,
      "with libduct-mpi loaded (LD_PRELOAD): 1 serves the program's MPI collectives with duct, 0 passes "
      "every call to the MPI library unchanged"},
@@ -193,6 +200,7 @@ Status apply(const Var& v, const char* value, Config* c) {
   if (name == "DUCT_ENGINE") return bool_field(&c->engine);
   if (name == "DUCT_ENGINE_MEMOPS") return bool_field(&c->engine_memops);
   if (name == "DUCT_STREAM_EMULATE") return bool_field(&c->stream_emulate);
+  if (name == "DUCT_STREAM_ASYNC") return bool_field(&c->stream_async);
   auto long_field = [&](long* field, long lo, long hi, const char* expected) -> Status {
     long n;
     if (!parse_long(value, &n) || n < lo || n > hi) return bad_value(v, value, expected);
