@@ -19,7 +19,11 @@
  *    work enqueued later, and it waits for the other ranks as a blocking
  *    collective does. (The asynchronous protocol below, returning at once,
  *    is DUCT_STREAM_ASYNC=1: it hung on a real GPU on 2026-11-26 and is
- *    there for investigation only.)
+ *    there for investigation only. DUCT_STREAM_ENGINE=1 returns without
+ *    waiting for the GPU where the device engine serves the call: its
+ *    kernel is enqueued on `stream`, after every rank's earlier work there
+ *    (interprocess events); the call waits on the host only for the other
+ *    ranks to make the same call. Not yet run on a GPU.)
  *  - A captured call never waits for the GPU nor for the other ranks,
  *    except the first stream-ordered call on a communicator (it sets up the
  *    communicator's stream side, collectively) and DUCT_CHECK=1 (it

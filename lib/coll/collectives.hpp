@@ -38,6 +38,13 @@ struct CollArgs {
   Layout recv_layout, send_layout;
   // Nothing to move (count 0): only DUCT_CHECK's comparison runs.
   bool nothing = false;
+  // A stream-ordered call in the engine form (DUCT_STREAM_ENGINE,
+  // coll/stream.cpp): the caller's CUDA stream. The device engine enqueues
+  // its work there, ordered between ranks by interprocess events, and the
+  // call returns without waiting for the GPU; every other algorithm first
+  // waits until the GPU has reached the call on it (after_stream). Null
+  // otherwise.
+  void* stream = nullptr;
 };
 
 // What selection chose for one call: the schedule's maker, whether the

@@ -233,6 +233,7 @@ Sched plan_schedule(Context& ctx, const CollArgs& a, const Plan& p) {
   // Every call on an engine communicator is numbered there on every rank:
   // ranks that take the engine learn from this one that it does not.
   if (ctx.engine) ctx.engine->decline();
+  if (a.stream) return after_stream(ctx, a, p.seq, p.fn);
   return p.fn(ctx, a, p.seq);
 }
 

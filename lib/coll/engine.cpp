@@ -1,7 +1,10 @@
 // The device engine: see engine.hpp for the protocol and the kernels.
 #include "coll/engine.hpp"
 
+#include <sched.h>
+
 #include <atomic>
+#include <chrono>
 #include <cstring>
 
 #include "coll/context.hpp"
@@ -39,6 +42,9 @@ struct EngineBuf {
 };
 struct EngineDesc {
   EngineBuf buf[2];  // kSend, kRecv
+  // Stream-ordered calls: this rank's interprocess events "in" (its input
+  // is ready on its stream) and "done" (its kernel finished on it).
+  memory::IpcHandle ev_in, ev_done;
 };
 constexpr int kSend = 0, kRecv = 1;
 static_assert(sizeof(EngineDesc) <= ShmArea::kEngineBytes);
@@ -213,7 +219,7 @@ bool describe_buffers(const Engine& e, const CollArgs& a, int me, int n, EngineD
   const void* ptr[2] = {a.sendbuf, a.recvbuf};
   const MemKind kind[2] = {a.send_kind, a.recv_kind};
   if (a.coll == Coll::bcast) ptr[kRecv] = a.recvbuf ? a.recvbuf : a.sendbuf;
-  std::memset(d, 0, sizeof *d);
+  std::memset(d->buf, 0, sizeof d->buf);  // not the event handles: peers may be reading them
   for (int i = 0; i < 2; ++i) {
     if (bytes[i] == 0) continue;
     if (kind[i] != MemKind::device) return (*why = strprintf("%s is host memory", i ? "recvbuf" : "sendbuf")), false;
@@ -417,7 +423,13 @@ Engine::Engine(const Context& ctx) : shm_(ctx.shm.get()), me_(ctx.rank()) {
   }
 }
 
-Engine::~Engine() { memory::cuda::host_unregister(done_registered_); }
+Engine::~Engine() {
+  release_finished(true);
+  for (IpcEvent* ev : {&in_, &done_}) memory::cuda::ipc_event_destroy(ev->ev);
+  for (auto* v : {&peer_in_, &peer_done_})
+    for (IpcEvent& ev : *v) memory::cuda::ipc_event_destroy(ev.ev);
+  memory::cuda::host_unregister(done_registered_);
+}
 
 void Engine::decline() noexcept { publish(*shm_, me_, next_call(), kDeclined); }
 
@@ -426,15 +438,30 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
   const ShmArea& s = *ctx.shm;
   const int me = ctx.rank(), n = ctx.size();
   const std::uint64_t k = e.next_call();
+  void* const stream = a.stream;  // stream-ordered: the work goes on the caller's stream
+  if (!e.held_.empty()) e.release_finished(false);
 
   // 1. arrive
   std::string why;
   auto* mine = static_cast<EngineDesc*>(s.engine_desc(me));
-  if (!describe_buffers(e, a, me, n, mine, &why)) {
+  bool eligible = describe_buffers(e, a, me, n, mine, &why);
+  if (eligible && stream) {
+    // The input is ready on this rank's stream where "in" is recorded.
+    Status st = e.own_events();
+    if (st) st = memory::cuda::event_record(e.in_.ev, stream);
+    if (!st) {
+      why = "interprocess events: " + st.message();
+      eligible = false;
+    } else {
+      mine->ev_in = e.in_.handle;
+      mine->ev_done = e.done_.handle;
+    }
+  }
+  if (!eligible) {
     publish(s, me, k, kDeclined);
     if (ctx.first_time(std::string("engine-declined ") + a.call + why))
       DUCT_INFO(coll, "%s: device engine not used (%s on this rank): %s", a.call, why.c_str(), "other algorithm");
-    co_return co_await fallback(ctx, a, seq);
+    co_return co_await (stream ? after_stream(ctx, a, seq, fallback) : fallback(ctx, a, seq));
   }
   publish(s, me, k, kArrived);
   DUCT_CO_TRY(co_await wait_phase(s, me, k, kDeclined, "arriving at the call"));
@@ -443,7 +470,7 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
     if (ctx.first_time(std::string("engine-peer-declined ") + a.call))
       DUCT_INFO(coll, "%s: device engine not used: rank %d's buffers do not qualify (host memory or not exportable)",
                 a.call, who);
-    co_return co_await fallback(ctx, a, seq);
+    co_return co_await (stream ? after_stream(ctx, a, seq, fallback) : fallback(ctx, a, seq));
   }
 
   if (!e.worker()) {
@@ -451,7 +478,16 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
     WaitAwaiter<OutcomeWait> w{OutcomeWait(s, k)};
     DUCT_CO_TRY(co_await w);
     const Outcome o = w.w.outcome;
-    if (o == Outcome::fallback) co_return co_await fallback(ctx, a, seq);
+    if (o == Outcome::fallback) co_return co_await (stream ? after_stream(ctx, a, seq, fallback) : fallback(ctx, a, seq));
+    if (o == Outcome::done && stream) {
+      // Later work on this stream waits for rank 0's kernel.
+      void* ev = nullptr;
+      Status st = e.peer_event(&e.peer_done_, 0, static_cast<const EngineDesc*>(s.engine_desc(0))->ev_done, &ev);
+      if (st) st = memory::cuda::stream_wait_event(stream, ev);
+      publish(s, me, k, kDone);
+      if (!st) co_return st.context("device engine: waiting for rank 0's kernel on the stream");
+      co_return Status::ok();
+    }
     publish(s, me, k, kDone);  // an acknowledgement: rank 0 waits for it only when it failed
     if (o == Outcome::failed) co_return make_error(Errc::cuda, "the device engine failed on rank 0 (see its message)");
     co_return Status::ok();
@@ -470,16 +506,63 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
   publish(s, me, k, st ? kMapped : kCannotMap);
   if (e.one_gpu()) {
     // The other ranks map nothing; they learn the outcome from rank 0's words.
-    if (!st) co_return co_await fallback(ctx, a, seq);
+    if (!st) co_return co_await (stream ? after_stream(ctx, a, seq, fallback) : fallback(ctx, a, seq));
   } else {
     DUCT_CO_TRY(co_await wait_phase(s, me, k, kMapped, "mapping the peers' buffers"));
     if (!st || !all_at(s, me, k, {kMapped, kDone, kFailed}, &who, false)) {
       // Nothing has been written: every rank takes the other algorithm.
-      co_return co_await fallback(ctx, a, seq);
+      co_return co_await (stream ? after_stream(ctx, a, seq, fallback) : fallback(ctx, a, seq));
     }
   }
 
   // 3. work
+  if (stream) {
+    // After every peer's input on its stream, the kernel on this rank's
+    // stream, then "done" on it; the host publishes at once.
+    for (int q = 0; q < n && st; ++q) {
+      if (q == me) continue;
+      void* ev = nullptr;
+      st = e.peer_event(&e.peer_in_, q, static_cast<const EngineDesc*>(s.engine_desc(q))->ev_in, &ev);
+      if (st) st = memory::cuda::stream_wait_event(stream, ev);
+    }
+    if (st) st = launch(e, a, me, n, v, stream);
+    if (st) {
+      guard.stream = stream;  // on a failure below, the mappings are released after the kernel
+      guard.launched = true;
+      st = memory::cuda::event_record(e.done_.ev, stream);
+    }
+    void* held = nullptr;
+    if (st) st = memory::cuda::event_create(&held);
+    if (st) st = memory::cuda::event_record(held, stream);
+    if (!st) {
+      memory::cuda::event_destroy(held);
+      publish(s, me, k, kFailed);
+      if (e.one_gpu()) {
+        Status seen = co_await wait_phase(s, me, k, kDone, "telling the other ranks that the kernel failed");
+        (void)seen;
+      }
+      co_return st.context("device engine, stream-ordered");
+    }
+    // The mappings stay pinned until the kernel has finished.
+    e.held_.push_back(Engine::Held{held, std::move(e.pinned_)});
+    e.pinned_.clear();
+    guard.completed = true;
+    if (e.one_gpu()) word_store(s.engine_done(me), k);  // before the phase word (see all_at)
+    publish(s, me, k, kDone);
+    if (e.one_gpu()) co_return Status::ok();
+    // Several GPUs: later work on this stream also waits for every other
+    // worker's kernel (they write into this rank's buffers).
+    DUCT_CO_TRY(co_await wait_phase(s, me, k, kDone, "finishing the call"));
+    for (int q = 0; q < n; ++q) {
+      if (q == me) continue;
+      if (word_load(s.engine_word(q)) == word(k, kFailed))
+        co_return make_error(Errc::cuda, "the device engine failed on rank %d (see its message)", q);
+      void* ev = nullptr;
+      DUCT_CO_TRY(e.peer_event(&e.peer_done_, q, static_cast<const EngineDesc*>(s.engine_desc(q))->ev_done, &ev));
+      DUCT_CO_TRY(memory::cuda::stream_wait_event(stream, ev));
+    }
+    co_return Status::ok();
+  }
   DUCT_CO_TRY(memory::cuda::stream(&guard.stream));
   st = launch(e, a, me, n, v, guard.stream);
   if (st) guard.launched = true;
@@ -515,6 +598,78 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
     if (word_load(s.engine_word(q)) == word(k, kFailed))
       co_return make_error(Errc::cuda, "the device engine failed on rank %d (see its message)", q);
   co_return Status::ok();
+}
+
+namespace {
+// Until the GPU has finished what was enqueued on `stream` before the call.
+class StreamReached final : public Waitable {
+ public:
+  explicit StreamReached(void* stream) : stream_(stream) {}
+  void poll(bool* ready) override {
+    bool done = false;
+    status = memory::cuda::stream_query(stream_, &done);
+    *ready = !status || done;
+  }
+  std::string describe() const override {
+    return "the GPU to reach the stream-ordered call on its stream (the work enqueued before it)";
+  }
+
+ private:
+  void* stream_;
+};
+}  // namespace
+
+Sched after_stream(Context& ctx, const CollArgs& a, std::uint32_t seq, AlgoFn fn) {
+  if (a.stream) DUCT_CO_TRY(co_await WaitAwaiter<StreamReached>{StreamReached(a.stream)});
+  co_return co_await fn(ctx, a, seq);
+}
+
+Status Engine::own_events() {
+  if (in_.ev) return Status::ok();
+  DUCT_TRY(memory::cuda::ipc_event_create(&in_.ev, &in_.handle));
+  Status st = memory::cuda::ipc_event_create(&done_.ev, &done_.handle);
+  if (!st) {
+    memory::cuda::ipc_event_destroy(in_.ev);
+    in_.ev = nullptr;
+  }
+  return st;
+}
+
+Status Engine::peer_event(std::vector<IpcEvent>* opened, int q, const memory::IpcHandle& h, void** ev) {
+  if (opened->size() <= static_cast<std::size_t>(q)) opened->resize(static_cast<std::size_t>(q) + 1);
+  IpcEvent& pe = (*opened)[static_cast<std::size_t>(q)];
+  if (!pe.ev || std::memcmp(pe.handle.bytes, h.bytes, sizeof h.bytes) != 0) {
+    memory::cuda::ipc_event_destroy(pe.ev);
+    pe.ev = nullptr;
+    DUCT_TRY(memory::cuda::ipc_event_open(h, &pe.ev).context(strprintf("opening rank %d's interprocess event", q)));
+    pe.handle = h;
+  }
+  *ev = pe.ev;
+  return Status::ok();
+}
+
+void Engine::release_finished(bool wait) noexcept {
+  const double timeout = config::get().timeout;
+  const auto started = std::chrono::steady_clock::now();
+  while (!held_.empty()) {
+    Held& h = held_.front();
+    bool done = false;
+    if (!memory::cuda::event_query(h.ev, &done)) done = true;  // a failed kernel reads nothing any more
+    if (!done) {
+      if (!wait) return;
+      if (timeout > 0 &&
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() > timeout) {
+        DUCT_WARN(coll, "device engine: %zu stream-ordered kernel(s) not finished after DUCT_TIMEOUT=%g s; their "
+                  "peers' buffers stay mapped", held_.size(), timeout);
+        return;
+      }
+      sched_yield();
+      continue;
+    }
+    for (const memory::IpcKey& key : h.keys) memory::IpcCache::instance().release(key);
+    memory::cuda::event_destroy(h.ev);
+    held_.pop_front();
+  }
 }
 
 }  // namespace duct::coll

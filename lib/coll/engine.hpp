@@ -64,9 +64,30 @@
 // reduce_scatter_block on several GPUs) are not eligible. alltoallv, gatherv
 // and scatterv keep the channel algorithms (their layouts are known at one
 // rank only).
+//
+// Stream-ordered calls (CollArgs::stream, DUCT_STREAM_ENGINE=1): the same
+// phases run on the host when the call is made, and the work goes on the
+// caller's stream with no host step after the call (design.md: "the
+// stream-ordered calls are the same enqueue without [the synchronize]"):
+//   - every rank records its interprocess event "in" on its stream before
+//     it arrives (its input is ready there); its events' handles travel in
+//     its descriptor;
+//   - a working rank waits on its stream for every peer's "in"
+//     (cudaStreamWaitEvent), enqueues the kernel, records its own "done",
+//     and publishes "done" at once (with one GPU, rank 0 also writes its
+//     done word from the host);
+//   - every other rank waits on its stream for the workers' "done".
+// An event is recorded again only after every rank that waits for it has
+// enqueued its wait: a rank's next arrival needs the call's "done" from
+// every worker, and a worker's next record needs every rank's next
+// arrival. The mappings a call pinned stay pinned until a plain event
+// after its kernel has completed (checked at the next call, and waited
+// for when the engine goes). When the engine does not serve the call,
+// the other algorithm runs after the GPU has reached the call.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -100,8 +121,30 @@ class Engine {
   // this or engine_collective, on every rank.
   void decline() noexcept;
 
+  // Stream-ordered calls: an interprocess event, this rank's or a peer's
+  // as opened here.
+  struct IpcEvent {
+    void* ev = nullptr;
+    memory::IpcHandle handle{};
+  };
+
  private:
   friend Sched engine_collective(Context&, const CollArgs&, std::uint32_t, AlgoFn);
+  // This rank's "in" and "done" events, created at its first
+  // stream-ordered call.
+  Status own_events();
+  // Peer q's event with this handle (opened once, again if the handle changed).
+  Status peer_event(std::vector<IpcEvent>* opened, int q, const memory::IpcHandle& h, void** ev);
+  // Release the mappings of stream-ordered calls whose kernels have
+  // finished; `wait`: wait for the others first (under DUCT_TIMEOUT).
+  void release_finished(bool wait) noexcept;
+  IpcEvent in_, done_;
+  std::vector<IpcEvent> peer_in_, peer_done_;
+  struct Held {
+    void* ev;                          // a plain event recorded after the kernel
+    std::vector<memory::IpcKey> keys;  // the mappings it reads and writes
+  };
+  std::deque<Held> held_;
   const ShmArea* shm_;
   int me_;
   int workers_ = 1;
@@ -118,5 +161,9 @@ class Engine {
 // without the engine) when not every rank qualifies. `seq` is the call's
 // sequence number on the communicator (message tags of the fallback).
 Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, AlgoFn fallback);
+
+// `fn`, after the GPU has reached a stream-ordered call on its stream
+// (a.stream; at once when null).
+Sched after_stream(Context& ctx, const CollArgs& a, std::uint32_t seq, AlgoFn fn);
 
 }  // namespace duct::coll

@@ -494,8 +494,16 @@ Status start_stream(Context& ctx, MPI_Comm comm, const CollArgs& a, void* stream
     // and after the work already on this stream.
     if (s->any && stream != s->last_stream && s->last_capture == 0)
       DUCT_TRY(memory::cuda::stream_wait_event(stream, s->order_ev));
-    DUCT_TRY(wait_for_stream(stream, a.call));
-    DUCT_TRY(complete_now(*s, a));
+    if (config::get().stream_engine && s->ctx->size() > 1) {
+      // The engine form: the host phases run now, the GPU work goes on
+      // the stream (coll/engine.hpp); other algorithms wait for the stream.
+      CollArgs b = a;
+      b.stream = stream;
+      DUCT_TRY(complete_now(*s, b));
+    } else {
+      DUCT_TRY(wait_for_stream(stream, a.call));
+      DUCT_TRY(complete_now(*s, a));
+    }
     DUCT_TRY(memory::cuda::event_record(s->order_ev, stream));
     s->last_stream = stream;
     s->last_capture = 0;

@@ -86,6 +86,11 @@ constexpr Var kTable[] = {
      "(cuStreamWaitValue64). 1 hung on an H200 (2026-11-26: tests/gpu's stream-ordered cases at 1, 2 and 4 "
      "ranks never finished), so it is for investigation only; calls captured into a CUDA graph always take "
      "the second protocol"},
+    {"DUCT_STREAM_ENGINE", Kind::boolean, "0", nullptr, false,
+     "eager stream-ordered calls that the device engine serves (device buffers, one node): 1 enqueues the "
+     "engine's kernel on the caller's stream, after every rank's earlier work there (interprocess events), "
+     "and returns without waiting for the GPU; the host only exchanges the call with the node's ranks. Other "
+     "algorithms still wait for the stream. Not yet run on a GPU: off by default until it has"},
     {"DUCT_INTERPOSE", Kind::boolean, "1", nullptr, true,
      "with libduct-mpi loaded (LD_PRELOAD): 1 serves the program's MPI collectives with duct, 0 passes "
      "every call to the MPI library unchanged"},
@@ -201,6 +206,7 @@ Status apply(const Var& v, const char* value, Config* c) {
   if (name == "DUCT_ENGINE_MEMOPS") return bool_field(&c->engine_memops);
   if (name == "DUCT_STREAM_EMULATE") return bool_field(&c->stream_emulate);
   if (name == "DUCT_STREAM_ASYNC") return bool_field(&c->stream_async);
+  if (name == "DUCT_STREAM_ENGINE") return bool_field(&c->stream_engine);
   auto long_field = [&](long* field, long lo, long hi, const char* expected) -> Status {
     long n;
     if (!parse_long(value, &n) || n < lo || n > hi) return bad_value(v, value, expected);

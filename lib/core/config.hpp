@@ -51,6 +51,7 @@ struct Config {
   bool engine = true;                // DUCT_ENGINE
   bool engine_memops = true;         // DUCT_ENGINE_MEMOPS
   bool stream_emulate = false;       // DUCT_STREAM_EMULATE (tests without a GPU)
+  bool stream_engine = false;        // DUCT_STREAM_ENGINE (eager stream-ordered calls: the engine enqueues on the stream)
   bool stream_async = false;         // DUCT_STREAM_ASYNC (eager stream-ordered calls on duct's stream thread)
   long ipc_cache_size = 256;         // DUCT_IPC_CACHE_SIZE
   size_t ipc_cache_bytes = size_t{1} << 30;  // DUCT_IPC_CACHE_BYTES

@@ -442,6 +442,34 @@ Status ipc_get_handle(void* base, IpcHandle* out) noexcept {
   return Status::ok();
 }
 
+Status ipc_event_create(void** ev, IpcHandle* handle) noexcept {
+  static_assert(sizeof(cudaIpcEventHandle_t) == sizeof(IpcHandle));
+  cudaEvent_t e = nullptr;
+  DUCT_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventInterprocess | cudaEventDisableTiming));
+  cudaIpcEventHandle_t h;
+  cudaError_t r = cudaIpcGetEventHandle(&h, e);
+  if (r != cudaSuccess) {
+    cudaEventDestroy(e);
+    return cuda_error(r, "cudaIpcGetEventHandle");
+  }
+  std::memcpy(handle->bytes, &h, sizeof h);
+  *ev = e;
+  return Status::ok();
+}
+
+Status ipc_event_open(const IpcHandle& handle, void** ev) noexcept {
+  cudaIpcEventHandle_t h;
+  std::memcpy(&h, handle.bytes, sizeof h);
+  cudaEvent_t e = nullptr;
+  DUCT_CUDA_CHECK(cudaIpcOpenEventHandle(&e, h));
+  *ev = e;
+  return Status::ok();
+}
+
+void ipc_event_destroy(void* ev) noexcept {
+  if (ev && cudaEventDestroy(static_cast<cudaEvent_t>(ev)) != cudaSuccess) (void)cudaGetLastError();
+}
+
 Status ipc_open(const IpcHandle& in, void** mapped, bool* already_mapped) noexcept {
   cudaIpcMemHandle_t h;
   std::memcpy(&h, in.bytes, sizeof h);

@@ -87,6 +87,12 @@ Status ipc_get_handle(void* base, IpcHandle* out) noexcept;
 // maps an old allocation in that range (cudaErrorAlreadyMapped).
 Status ipc_open(const IpcHandle& h, void** mapped, bool* already_mapped) noexcept;
 Status ipc_close(void* mapped) noexcept;
+// Interprocess events (cudaEventInterprocess | cudaEventDisableTiming): one
+// process records, another waits for the record with cudaStreamWaitEvent
+// (stream_wait_event). A wait is for the record last made before it.
+Status ipc_event_create(void** ev, IpcHandle* handle) noexcept;
+Status ipc_event_open(const IpcHandle& handle, void** ev) noexcept;
+void ipc_event_destroy(void* ev) noexcept;
 
 // Host memory the GPU writes and reads: page-lock [p, p+bytes) and map it
 // into the device's address space (cudaHostRegister, mapped and portable;

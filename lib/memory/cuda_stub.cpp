@@ -54,6 +54,9 @@ Status ipc_open(const IpcHandle&, void**, bool* already_mapped) noexcept {
   return no_cuda("cudaIpcOpenMemHandle");
 }
 Status ipc_close(void*) noexcept { return no_cuda("cudaIpcCloseMemHandle"); }
+Status ipc_event_create(void**, IpcHandle*) noexcept { return no_cuda("cudaEventCreateWithFlags"); }
+Status ipc_event_open(const IpcHandle&, void**) noexcept { return no_cuda("cudaIpcOpenEventHandle"); }
+void ipc_event_destroy(void*) noexcept {}
 Status set_device(int) noexcept { return no_cuda("cudaSetDevice"); }
 Status stream_device(void*, int*) noexcept { return no_cuda("cudaStreamGetDevice"); }
 Status launch_host_func(void*, void (*)(void*), void*) noexcept { return no_cuda("cudaLaunchHostFunc"); }

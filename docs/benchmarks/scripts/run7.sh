@@ -80,6 +80,12 @@ if mps_on; then
         step 40 "tests/gpu mps np=$1 $2 [stream]" && gpu_tests mps "$1" "$2" 45 "[stream]"; done; }
     step 40 "row 2 (MPS): 8 B stream-ordered and graph replay" && for m in "" -S -G; do
       bench 30 2 -d cuda -b 8 -e 8 -n 0 -R 5 $m; done
+    # The engine form of eager stream-ordered calls (DUCT_STREAM_ENGINE=1), never run before.
+    export DUCT_STREAM_ENGINE=1; MR="$MR -x DUCT_STREAM_ENGINE"
+    for np in 2 4; do step 40 "tests/gpu mps np=$np [stream], DUCT_STREAM_ENGINE=1" &&
+      gpu_tests mps-engine "$np" auto 45 "[stream]"; done
+    step 30 "-S with DUCT_STREAM_ENGINE=1" && bench 30 2 -d cuda -b 8 -e 64M -f 8 -n 10 -w 2 -S
+    unset DUCT_STREAM_ENGINE; MR="$MR0 -x CUDA_MPS_PIPE_DIRECTORY"
   fi
   # -- rows 4 and 5, and the allreduce table (MPS)
   step 40 "rows 4-5: 8 B allreduce (<= 12 us), MPI_CHAR 4 MiB (>= 10x faster than 7.9 ms), MPS" && {
