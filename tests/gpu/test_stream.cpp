@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -34,11 +35,35 @@ struct DevF {
     CU(cudaMemset(p, 0, std::max<std::size_t>(n, 1) * sizeof(float)));
   }
   ~DevF() { cudaFree(p); }
+  // The result, copied on `s` into pageable memory as applications do.
+  // TEST_PINNED_GET=1 copies into pinned memory instead: a diagnostic for
+  // DUCT_STREAM_ASYNC=1, whose protocol hung on an H200 while this copy
+  // waited for the stream (docs/benchmarks/2026-11-26-gpu-checklist-h200.md).
   std::vector<float> get(cudaStream_t s) const {
     std::vector<float> h(n);
+    if (n && pinned_staging()) {
+      REQUIRE(n * sizeof(float) <= kStagingBytes);
+      CU(cudaMemcpyAsync(pinned_staging(), p, n * sizeof(float), cudaMemcpyDeviceToHost, s));
+      CU(cudaStreamSynchronize(s));
+      std::memcpy(h.data(), pinned_staging(), n * sizeof(float));
+      return h;
+    }
     if (n) CU(cudaMemcpyAsync(h.data(), p, n * sizeof(float), cudaMemcpyDeviceToHost, s));
     CU(cudaStreamSynchronize(s));
     return h;
+  }
+  // With TEST_PINNED_GET=1: a pinned buffer allocated at the start of each
+  // case, before any stream-ordered call (allocating pinned memory while a
+  // stream waits on duct would itself take the driver's memory lock).
+  static constexpr std::size_t kStagingBytes = std::size_t{16} << 20;
+  static float* pinned_staging() {
+    static float* buf = [] {
+      const char* v = std::getenv("TEST_PINNED_GET");
+      float* b = nullptr;
+      if (v && *v == '1' && cudaMallocHost(&b, kStagingBytes) != cudaSuccess) b = nullptr;
+      return b;
+    }();
+    return buf;
   }
 };
 
@@ -52,6 +77,7 @@ std::vector<float> host_input(std::size_t n, int salt) {
 
 TEST_CASE("every stream-ordered collective waits for the stream and is seen by later work", "[gpu][stream]") {
   if (suite_kind() != MemKind::device) return;
+  (void)DevF::pinned_staging();
   cudaStream_t st;
   CU(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   for (std::size_t c : {std::size_t{1}, std::size_t{7}, std::size_t{65536 + 3}}) {
@@ -88,6 +114,7 @@ TEST_CASE("every stream-ordered collective waits for the stream and is seen by l
 
 TEST_CASE("many stream-ordered collectives outstanding, on two communicators and two streams", "[gpu][stream]") {
   if (suite_kind() != MemKind::device) return;
+  (void)DevF::pinned_staging();
   MPI_Comm a, b;
   MPI_Comm_dup(MPI_COMM_WORLD, &a);
   MPI_Comm_split(MPI_COMM_WORLD, 0, size() - rank(), &b);  // reversed rank order
@@ -139,6 +166,7 @@ TEST_CASE("many stream-ordered collectives outstanding, on two communicators and
 
 TEST_CASE("host buffers in stream order", "[gpu][stream]") {
   if (suite_kind() != MemKind::device) return;
+  (void)DevF::pinned_staging();
   cudaStream_t st;
   CU(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   auto* cs = reinterpret_cast<struct CUstream_st*>(st);
@@ -179,6 +207,7 @@ TEST_CASE("host buffers in stream order", "[gpu][stream]") {
 
 TEST_CASE("a captured stream-ordered allreduce replays 100 times with the right result", "[gpu][stream][graph]") {
   if (suite_kind() != MemKind::device) return;
+  (void)DevF::pinned_staging();
   constexpr int kReplays = 100;
   const std::size_t c = 4099;
   cudaStream_t st;
@@ -229,6 +258,7 @@ TEST_CASE("a captured stream-ordered allreduce replays 100 times with the right 
 // lives until MPI_Comm_free has waited for its stream-ordered calls.
 TEST_CASE("a datatype and a communicator freed before the stream reaches the call", "[gpu][stream]") {
   if (suite_kind() != MemKind::device) return;
+  (void)DevF::pinned_staging();
   cudaStream_t st;
   CU(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   const std::size_t c = 65536 + 3;

@@ -86,6 +86,15 @@ if mps_on; then
       gpu_tests mps-engine "$np" auto 45 "[stream]"; done
     step 30 "-S with DUCT_STREAM_ENGINE=1" && bench 30 2 -d cuda -b 8 -e 64M -f 8 -n 10 -w 2 -S
     unset DUCT_STREAM_ENGINE; MR="$MR0 -x CUDA_MPS_PIPE_DIRECTORY"
+    # Which mechanism hung the asynchronous protocol (DUCT_STREAM_ASYNC=1) on
+    # 2026-11-26: with the test's copies into pinned memory (no pageable copy
+    # holding the driver's memory lock), and at 1 rank (no IPC) with 32
+    # hardware queues instead of 8 (a queue shared with duct's stream).
+    export DUCT_STREAM_ASYNC=1 TEST_PINNED_GET=1; MR="$MR -x DUCT_STREAM_ASYNC -x TEST_PINNED_GET"
+    step 40 "diagnostic: DUCT_STREAM_ASYNC=1, TEST_PINNED_GET=1, np=2" && gpu_tests mps-async-pinned 2 auto 40 "[stream]"
+    unset TEST_PINNED_GET; export CUDA_DEVICE_MAX_CONNECTIONS=32; MR="$MR0 -x CUDA_MPS_PIPE_DIRECTORY -x DUCT_STREAM_ASYNC -x CUDA_DEVICE_MAX_CONNECTIONS"
+    step 40 "diagnostic: DUCT_STREAM_ASYNC=1, CUDA_DEVICE_MAX_CONNECTIONS=32, np=1" && gpu_tests mps-async-conn32 1 auto 40 "[stream]"
+    unset DUCT_STREAM_ASYNC CUDA_DEVICE_MAX_CONNECTIONS; MR="$MR0 -x CUDA_MPS_PIPE_DIRECTORY"
   fi
   # -- rows 4 and 5, and the allreduce table (MPS)
   step 40 "rows 4-5: 8 B allreduce (<= 12 us), MPI_CHAR 4 MiB (>= 10x faster than 7.9 ms), MPS" && {
