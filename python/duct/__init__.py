@@ -74,9 +74,12 @@ class on_stream:
     """Stream order: collectives this thread calls inside `with
     duct.on_stream(stream):` are enqueued on the CUDA stream (duct's
     DUCT_<coll>_stream_c forms, include/duct/duct_stream.h) instead of run:
-    they see what was queued on the stream before them, work queued after
-    them sees their results, and the call returns once enqueued (None, for
-    the nonblocking names too) without synchronizing anything. `stream`: a
+    they see what was queued on the stream before them, and work queued
+    after them sees their results (None is returned, for the nonblocking
+    names too). Outside graph capture the call currently waits for the
+    stream's earlier work and completes the collective before it returns
+    (DUCT_STREAM_ENGINE=1: where the device engine serves it, it returns
+    once enqueued; not yet run on a GPU). `stream`: a
     torch.cuda.Stream, or anything with `cuda_stream`, or an int handle (0:
     the legacy default stream). The arrays must stay alive, and must not be
     written by other streams, until the stream has passed the call. Errors
