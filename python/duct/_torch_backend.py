@@ -13,8 +13,11 @@ Tensors: CPU tensors, and CUDA tensors. Collectives on CUDA tensors are
 stream-ordered (duct.on_stream, DUCT_<coll>_stream_c) on the tensor's
 device's current stream, with torch's semantics: the call sees the work
 queued on that stream before it, later work there sees its results, no
-device-wide or host synchronization; wait() makes the caller's current
-stream wait for it, and the future completes when the stream has passed it.
+device-wide synchronization; wait() makes the caller's current stream wait
+for it, and the future completes when the stream has passed it. (For now
+the call itself waits on the host for that stream's earlier work and
+completes the collective, unless DUCT_STREAM_ENGINE=1 lets the device
+engine enqueue it: duct_stream.h.)
 Errors after such a call (DUCT_TIMEOUT, a failed peer) are printed by duct
 and returned by the next stream-ordered call. Non-contiguous tensors are copied into contiguous ones and
 the results copied back when the call completes. Reductions: SUM, PRODUCT,
