@@ -4,6 +4,12 @@
 # .gpu-bin/ with its build-tree layout (their RUNPATHs are $ORIGIN-relative),
 # so the GPU machine spends no device time compiling. Carry .gpu-bin (and
 # .gpu-deps from ../shared/gpu-evidence/prepare.sh).
+# WITH_UCX_CUDA=1 also builds the CUDA-aware UCX (mpi_launch_scripts/
+# build-ucx-cuda.sh, into /opt/ucx-cuda; about 15 minutes on 2 cores the
+# first time) and duct against it, and copies both into .gpu-bin/ucx-cuda
+# (prefix/ and the same layout as above): run7.sh then also runs the
+# emulated cluster's device tests and allreduce with that UCX, device
+# pointers handed to UCX directly.
 set -euo pipefail
 [ -d .git ] || { echo "gpu-bin.sh: run it in the project root" >&2; exit 1; }
 grep -qx '/.gpu-bin/' .git/info/exclude 2>/dev/null || echo '/.gpu-bin/' >> .git/info/exclude
@@ -15,6 +21,22 @@ cp -a build-gpu/lib/libduct.so* build-gpu/lib/libduct-mpi.so* .gpu-bin/lib/
 rm -rf .gpu-bin/lib/*.p
 cp -a build-gpu/apps/duct-bench build-gpu/apps/duct-info .gpu-bin/apps/
 cp -a build-gpu/tests/gpu/duct-gpu-tests .gpu-bin/tests/gpu/
+if [ "${WITH_UCX_CUDA:-0}" = 1 ]; then
+  bash mpi_launch_scripts/build-ucx-cuda.sh /opt/ucx-cuda >/dev/null
+  ninja -C build-ucx-cuda tests/gpu/duct-gpu-tests apps/duct-bench apps/duct-info >/dev/null
+  u=.gpu-bin/ucx-cuda
+  mkdir -p "$u/prefix" "$u/lib" "$u/apps" "$u/tests/gpu"
+  cp -a /opt/ucx-cuda/lib /opt/ucx-cuda/bin "$u/prefix/"
+  rm -rf "$u/prefix/lib/pkgconfig" "$u/prefix/lib/cmake" "$u"/prefix/lib/*.a "$u"/prefix/lib/*.la "$u"/prefix/lib/ucx/*.a "$u"/prefix/lib/ucx/*.la
+  cp -a build-ucx-cuda/lib/libduct.so* "$u/lib/"
+  rm -rf "$u"/lib/*.p
+  cp -a build-ucx-cuda/apps/duct-bench build-ucx-cuda/apps/duct-info "$u/apps/"
+  cp -a build-ucx-cuda/tests/gpu/duct-gpu-tests "$u/tests/gpu/"
+  # No InfiniBand on the GPU machine; the device tool carries 64 MiB in all.
+  rm -f "$u"/prefix/lib/ucx/libuct_ib.so* "$u"/prefix/lib/ucx/libuct_rdmacm.so*
+fi
+# Smaller to carry: symbols the dynamic linker does not need go.
+find .gpu-bin -type f \( -name '*.so*' -o -perm -u+x \) -exec strip --strip-unneeded {} + 2>/dev/null || true
 git rev-parse HEAD > .gpu-bin/COMMIT
 git diff --quiet HEAD -- lib include apps tests || echo "dirty" >> .gpu-bin/COMMIT
 echo "gpu-bin.sh: .gpu-bin ready ($(du -sh .gpu-bin | cut -f1), $(tr '\n' ' ' < .gpu-bin/COMMIT))"

@@ -129,11 +129,27 @@ cluster() {
   mpi_launch_scripts/netns-cluster.sh --rails 2 --rate 1gbit up 2 || { echo "cluster up failed"; return; }
   eval "args=($(mpi_launch_scripts/netns-cluster.sh args))"
   local s=$(date +%s)
-  TEST_WATCHDOG_S=80 timeout 90 mpirun "${args[@]}" -x OMPI_MCA_op -x TEST_WATCHDOG_S -np 4 -npernode 2 "$T" > "$logs/gpu-cluster-2x2.log" 2>&1
+  TEST_WATCHDOG_S=80 timeout 90 mpirun "${args[@]}" -x OMPI_MCA_op -x TEST_WATCHDOG_S -np 4 -npernode 2 "$T" "~[stream]" \
+    > "$logs/gpu-cluster-2x2.log" 2>&1
   echo "tests/gpu on 2 nodes x 2 ranks: rc=$? $(( $(date +%s) - s )) s $(strip "$logs/gpu-cluster-2x2.log" | grep -E '^(test cases|assertions)|^All tests passed' | sort -u | tr '\n' ' ')"
   strip "$logs/gpu-cluster-2x2.log" | grep -B3 -A12 "FAILED:" | head -30
   step 30 "allreduce, device buffers, 2 nodes x 2 ranks, 2 rails at 1 Gbit/s (bound 0.25 GB/s algbw)" &&
     timeout 90 mpirun "${args[@]}" -x OMPI_MCA_op -np 4 -npernode 2 "$B" -d cuda -b 8 -e 64M -f 8 -n 3 -w 1 2>&1 | grep -v '^#  '
+  # The CUDA-aware UCX (gpu-bin.sh WITH_UCX_CUDA=1): device pointers to UCX directly.
+  local u=$root/.gpu-bin/ucx-cuda
+  if [ -x "$u/apps/duct-bench" ]; then
+    local lp=$u/prefix/lib:${LD_LIBRARY_PATH:-}
+    "$u/prefix/bin/ucx_info" -d 2>/dev/null | grep -i "transport: *cuda" | sort -u
+    LD_LIBRARY_PATH=$lp timeout 30 "$u/apps/duct-info" 2>&1 | grep -E "^# (UCX|duct)"
+    step 40 "tests/gpu on 2 nodes x 2 ranks, CUDA-aware UCX" && {
+      s=$(date +%s)
+      LD_LIBRARY_PATH=$lp TEST_WATCHDOG_S=70 timeout 80 mpirun "${args[@]}" -x LD_LIBRARY_PATH -x OMPI_MCA_op -x TEST_WATCHDOG_S \
+        -np 4 -npernode 2 "$u/tests/gpu/duct-gpu-tests" "~[stream]" > "$logs/gpu-cluster-2x2-ucx-cuda.log" 2>&1
+      echo "tests/gpu on 2 nodes x 2 ranks, CUDA-aware UCX: rc=$? $(( $(date +%s) - s )) s $(strip "$logs/gpu-cluster-2x2-ucx-cuda.log" | grep -E '^(test cases|assertions)|^All tests passed' | sort -u | tr '\n' ' ')"; }
+    step 30 "allreduce, device buffers, 2x2, CUDA-aware UCX" &&
+      LD_LIBRARY_PATH=$lp timeout 90 mpirun "${args[@]}" -x LD_LIBRARY_PATH -x OMPI_MCA_op -np 4 -npernode 2 \
+        "$u/apps/duct-bench" -d cuda -b 8 -e 64M -f 8 -n 3 -w 1 2>&1 | grep -v '^#  '
+  fi
   mpi_launch_scripts/netns-cluster.sh down
 }
 step 60 "row 7: emulated cluster with the GPU" && cluster
