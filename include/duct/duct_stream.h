@@ -44,8 +44,11 @@
  *    hold up its blocking and nonblocking collectives (they run on a
  *    duplicate of it). Freeing the communicator waits, on the host, until
  *    the GPU has reached and finished its stream-ordered collectives.
- *  - CUDA graphs: a call made while `stream` is being captured
- *    (cudaStreamBeginCapture) is captured; every launch of the graph runs
+ *  - CUDA graphs: for now a call made while `stream` is being captured
+ *    fails with DUCT_ERRCLASS_NOT_SUPPORTED, before anything is captured
+ *    (the capture stays valid), because the protocol below hung on an H200
+ *    on 2026-11-26. With DUCT_STREAM_ASYNC=1 (investigation only) it is
+ *    captured; every launch of the graph runs
  *    the collective again, on the buffers given at capture. Capturing waits
  *    for nothing on the GPU, so ranks may capture at different times. Every
  *    rank must launch its graphs so that they reach the communicator's

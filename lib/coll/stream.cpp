@@ -487,6 +487,14 @@ Status start_stream(Context& ctx, MPI_Comm comm, const CollArgs& a, void* stream
   unsigned long long capture = 0;
   void* graph = nullptr;
   DUCT_TRY(memory::cuda::capture_info(stream, &capturing, &capture, &graph));
+  if (capturing && !async)
+    // Refused before anything is captured: the capture stays valid, and the
+    // application can take another path.
+    return make_error(Errc::not_supported,
+                      "capturing stream-ordered collectives into a CUDA graph is not supported yet: the protocol "
+                      "that replays them (a host function and a stream memory wait) hung on an H200 on 2026-11-26 "
+                      "(docs/benchmarks/2026-11-26-gpu-checklist-h200.md); DUCT_STREAM_ASYNC=1 enables it for "
+                      "investigation");
   if (!capturing && !async) {
     // Eager call, completed here: after the communicator's previous eager
     // stream-ordered call if that went to another stream (its event; a

@@ -84,8 +84,8 @@ constexpr Var kTable[] = {
      "it on its stream (the host waits for the stream's earlier work); 1 returns at once and duct's stream "
      "thread runs the collective when the GPU gets there, the stream waiting on a completion word "
      "(cuStreamWaitValue64). 1 hung on an H200 (2026-11-26: tests/gpu's stream-ordered cases at 1, 2 and 4 "
-     "ranks never finished), so it is for investigation only; calls captured into a CUDA graph always take "
-     "the second protocol"},
+     "ranks never finished), so it is for investigation only. Calls captured into a CUDA graph need the "
+     "second protocol: with 0 they are refused (DUCT_ERRCLASS_NOT_SUPPORTED)"},
     {"DUCT_STREAM_ENGINE", Kind::boolean, "0", nullptr, false,
      "eager stream-ordered calls that the device engine serves (device buffers, one node): 1 enqueues the "
      "engine's kernel on the caller's stream, after every rank's earlier work there (interprocess events), "
