@@ -37,6 +37,12 @@ if [ "${WITH_UCX_CUDA:-0}" = 1 ]; then
 fi
 # Smaller to carry: symbols the dynamic linker does not need go.
 find .gpu-bin -type f \( -name '*.so*' -o -perm -u+x \) -exec strip --strip-unneeded {} + 2>/dev/null || true
+# iproute2 for run7.sh's emulated cluster, in case the GPU machine has no `ip`.
+if [ -d .gpu-deps ] && ! ls .gpu-deps/net/iproute2_*.deb >/dev/null 2>&1; then
+  mkdir -p .gpu-deps/net
+  (cd .gpu-deps/net && apt-get download -q iproute2 libmnl0 libbpf1 libelf1 libcap2 libxtables12 libbsd0 libmd0 \
+     >/dev/null 2>&1) || echo "gpu-bin.sh: could not download iproute2 into .gpu-deps/net (apt-get update first?)"
+fi
 git rev-parse HEAD > .gpu-bin/COMMIT
 git diff --quiet HEAD -- lib include apps tests || echo "dirty" >> .gpu-bin/COMMIT
 echo "gpu-bin.sh: .gpu-bin ready ($(du -sh .gpu-bin | cut -f1), $(tr '\n' ' ' < .gpu-bin/COMMIT))"
