@@ -439,6 +439,9 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
   const int me = ctx.rank(), n = ctx.size();
   const std::uint64_t k = e.next_call();
   void* const stream = a.stream;  // stream-ordered: the work goes on the caller's stream
+  // The collective's other algorithm, when the engine does not serve the
+  // call (in stream order: once the GPU has reached it).
+  auto other = [&] { return stream ? after_stream(ctx, a, seq, fallback) : fallback(ctx, a, seq); };
   if (!e.held_.empty()) e.release_finished(false);
 
   // 1. arrive
@@ -461,7 +464,7 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
     publish(s, me, k, kDeclined);
     if (ctx.first_time(std::string("engine-declined ") + a.call + why))
       DUCT_INFO(coll, "%s: device engine not used (%s on this rank): %s", a.call, why.c_str(), "other algorithm");
-    co_return co_await (stream ? after_stream(ctx, a, seq, fallback) : fallback(ctx, a, seq));
+    co_return co_await other();
   }
   publish(s, me, k, kArrived);
   DUCT_CO_TRY(co_await wait_phase(s, me, k, kDeclined, "arriving at the call"));
@@ -470,7 +473,7 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
     if (ctx.first_time(std::string("engine-peer-declined ") + a.call))
       DUCT_INFO(coll, "%s: device engine not used: rank %d's buffers do not qualify (host memory or not exportable)",
                 a.call, who);
-    co_return co_await (stream ? after_stream(ctx, a, seq, fallback) : fallback(ctx, a, seq));
+    co_return co_await other();
   }
 
   if (!e.worker()) {
@@ -478,7 +481,7 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
     WaitAwaiter<OutcomeWait> w{OutcomeWait(s, k)};
     DUCT_CO_TRY(co_await w);
     const Outcome o = w.w.outcome;
-    if (o == Outcome::fallback) co_return co_await (stream ? after_stream(ctx, a, seq, fallback) : fallback(ctx, a, seq));
+    if (o == Outcome::fallback) co_return co_await other();
     if (o == Outcome::done && stream) {
       // Later work on this stream waits for rank 0's kernel.
       void* ev = nullptr;
@@ -506,12 +509,12 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
   publish(s, me, k, st ? kMapped : kCannotMap);
   if (e.one_gpu()) {
     // The other ranks map nothing; they learn the outcome from rank 0's words.
-    if (!st) co_return co_await (stream ? after_stream(ctx, a, seq, fallback) : fallback(ctx, a, seq));
+    if (!st) co_return co_await other();
   } else {
     DUCT_CO_TRY(co_await wait_phase(s, me, k, kMapped, "mapping the peers' buffers"));
     if (!st || !all_at(s, me, k, {kMapped, kDone, kFailed}, &who, false)) {
       // Nothing has been written: every rank takes the other algorithm.
-      co_return co_await (stream ? after_stream(ctx, a, seq, fallback) : fallback(ctx, a, seq));
+      co_return co_await other();
     }
   }
 
@@ -600,27 +603,14 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
   co_return Status::ok();
 }
 
-namespace {
-// Until the GPU has finished what was enqueued on `stream` before the call.
-class StreamReached final : public Waitable {
- public:
-  explicit StreamReached(void* stream) : stream_(stream) {}
-  void poll(bool* ready) override {
-    bool done = false;
-    status = memory::cuda::stream_query(stream_, &done);
-    *ready = !status || done;
-  }
-  std::string describe() const override {
-    return "the GPU to reach the stream-ordered call on its stream (the work enqueued before it)";
-  }
-
- private:
-  void* stream_;
-};
-}  // namespace
-
 Sched after_stream(Context& ctx, const CollArgs& a, std::uint32_t seq, AlgoFn fn) {
-  if (a.stream) DUCT_CO_TRY(co_await WaitAwaiter<StreamReached>{StreamReached(a.stream)});
+  if (a.stream) {
+    // A fence at the call's place on the stream: ready once the work before it has run.
+    memory::Fence reached;
+    DUCT_CO_TRY(reached.record(a.stream));
+    DUCT_CO_TRY(co_await WaitAwaiter<WaitFence>{
+        WaitFence(reached, "the GPU to reach the stream-ordered call on its stream (the work enqueued before it)")});
+  }
   co_return co_await fn(ctx, a, seq);
 }
 

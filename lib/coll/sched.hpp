@@ -167,12 +167,15 @@ class WaitRequests final : public Waitable {
 // Wait for device work recorded in a fence.
 class WaitFence final : public Waitable {
  public:
-  explicit WaitFence(memory::Fence& f) : f_(&f) {}
+  // `what`: what the fence stands for, in hang reports.
+  explicit WaitFence(memory::Fence& f, const char* what = "device work (reduction kernel or copy)")
+      : f_(&f), what_(what) {}
   void poll(bool* ready) override;
-  std::string describe() const override { return "device work (reduction kernel or copy)"; }
+  std::string describe() const override { return what_; }
 
  private:
   memory::Fence* f_;
+  const char* what_;
 };
 
 // Run schedules side by side (the levels of a pipelined collective: the
