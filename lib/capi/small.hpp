@@ -30,6 +30,11 @@
 // SIGUSR1 behaviour, and every rank's sequence numbers advance the same way
 // whichever path each rank took. `*rc` is the call's MPI return code
 // (errors raised through the communicator's error handler, as always).
+//
+// A call that moves nothing at this rank (every count that matters here 0)
+// ends here once its arguments pass the checks the general path makes
+// before its Entry::nothing(), on any known intracommunicator (with a device
+// engine or not; not under DUCT_CHECK, whose comparison is a message).
 #pragma once
 
 #include <mpi.h>

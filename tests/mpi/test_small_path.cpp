@@ -260,3 +260,64 @@ TEST_CASE("small-call path: bad arguments still get the general path's errors", 
   }
   MPI_Comm_free(&c);
 }
+
+TEST_CASE("small-call path: calls that move nothing", "[small]") {
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  const int n = size(), me = rank();
+  std::int32_t x = 1, y = 0;
+  CHECK(DUCT_Allreduce(&x, &y, 1, MPI_INT32_T, MPI_SUM, c) == MPI_SUCCESS);  // the context is known
+  // Count 0 at every rank: success, and no buffer is touched (sentinels),
+  // in place or not, at every root; NULL buffers are fine with count 0.
+  V s(static_cast<std::size_t>(n), 7), r(static_cast<std::size_t>(n), 9);
+  const V s0 = s, r0 = r;
+  for (int root = 0; root < n; ++root) {
+    const bool at_root = me == root;
+    INFO("root " << root << " rank " << me);
+    CHECK(DUCT_Allreduce(s.data(), r.data(), 0, MPI_INT32_T, MPI_SUM, c) == MPI_SUCCESS);
+    CHECK(DUCT_Allreduce(MPI_IN_PLACE, r.data(), 0, MPI_INT32_T, MPI_MAX, c) == MPI_SUCCESS);
+    CHECK(DUCT_Allreduce(nullptr, nullptr, 0, MPI_FLOAT, MPI_SUM, c) == MPI_SUCCESS);
+    CHECK(DUCT_Reduce(s.data(), r.data(), 0, MPI_INT32_T, MPI_SUM, root, c) == MPI_SUCCESS);
+    CHECK(DUCT_Reduce(at_root ? MPI_IN_PLACE : s.data(), r.data(), 0, MPI_INT32_T, MPI_SUM, root, c) == MPI_SUCCESS);
+    CHECK(DUCT_Reduce_scatter_block(s.data(), r.data(), 0, MPI_INT32_T, MPI_SUM, c) == MPI_SUCCESS);
+    CHECK(DUCT_Bcast(r.data(), 0, MPI_INT32_T, root, c) == MPI_SUCCESS);
+    CHECK(DUCT_Allgather(s.data(), 0, MPI_INT32_T, r.data(), 0, MPI_INT32_T, c) == MPI_SUCCESS);
+    CHECK(DUCT_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r.data(), 0, MPI_INT32_T, c) == MPI_SUCCESS);
+    CHECK(DUCT_Alltoall(s.data(), 0, MPI_INT32_T, r.data(), 0, MPI_INT32_T, c) == MPI_SUCCESS);
+    CHECK(DUCT_Gather(s.data(), 0, MPI_INT32_T, r.data(), 0, MPI_INT32_T, root, c) == MPI_SUCCESS);
+    CHECK(DUCT_Gather(at_root ? MPI_IN_PLACE : s.data(), 0, MPI_INT32_T, r.data(), 0, MPI_INT32_T, root, c) ==
+          MPI_SUCCESS);
+    CHECK(DUCT_Scatter(s.data(), 0, MPI_INT32_T, r.data(), 0, MPI_INT32_T, root, c) == MPI_SUCCESS);
+    CHECK(DUCT_Scatter(s.data(), 0, MPI_INT32_T, at_root ? MPI_IN_PLACE : r.data(), 0, MPI_INT32_T, root, c) ==
+          MPI_SUCCESS);
+  }
+  CHECK(s == s0);
+  CHECK(r == r0);
+  // What the general path refuses at count 0, refused the same way (every
+  // rank makes the same bad call, so none waits).
+  int cls = 0;
+  MPI_Error_class(DUCT_Allreduce(&x, MPI_IN_PLACE, 0, MPI_INT32_T, MPI_SUM, c), &cls);
+  CHECK(cls == DUCT_Error_class(DUCT_ERRCLASS_IN_PLACE));
+  MPI_Error_class(DUCT_Allreduce(&x, &y, 0, MPI_INT32_T, MPI_OP_NULL, c), &cls);
+  CHECK(cls == DUCT_Error_class(DUCT_ERRCLASS_OP));
+  MPI_Error_class(DUCT_Allreduce(&x, &y, 0, MPI_DATATYPE_NULL, MPI_SUM, c), &cls);
+  CHECK(cls == DUCT_Error_class(DUCT_ERRCLASS_TYPE));
+  MPI_Error_class(DUCT_Bcast(&x, 0, MPI_INT32_T, n, c), &cls);
+  CHECK(cls == DUCT_Error_class(DUCT_ERRCLASS_ROOT));
+  MPI_Error_class(DUCT_Reduce(&x, &y, 0, MPI_INT32_T, MPI_SUM, -1, c), &cls);
+  CHECK(cls == DUCT_Error_class(DUCT_ERRCLASS_ROOT));
+  // sendbuf = MPI_IN_PLACE off the root, recvbuf = MPI_IN_PLACE at it
+  MPI_Error_class(DUCT_Gather(MPI_IN_PLACE, 0, MPI_INT32_T, me == n - 1 ? MPI_IN_PLACE : &y, 0, MPI_INT32_T, n - 1, c),
+                  &cls);
+  CHECK(cls == DUCT_Error_class(DUCT_ERRCLASS_IN_PLACE));
+  MPI_Error_class(DUCT_Scatter(me == 0 ? MPI_IN_PLACE : &x, 0, MPI_INT32_T, MPI_IN_PLACE, 0, MPI_INT32_T, 0, c), &cls);
+  CHECK(cls == DUCT_Error_class(DUCT_ERRCLASS_IN_PLACE));
+  MPI_Error_class(DUCT_Allgather(&x, 0, MPI_INT32_T, &y, 0, MPI_DATATYPE_NULL, c), &cls);
+  CHECK(cls == DUCT_Error_class(DUCT_ERRCLASS_TYPE));
+  // The communicator still works.
+  y = 0;
+  CHECK(DUCT_Allreduce(&x, &y, 1, MPI_INT32_T, MPI_SUM, c) == MPI_SUCCESS);
+  CHECK(y == n);
+  MPI_Comm_free(&c);
+}
