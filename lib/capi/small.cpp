@@ -95,6 +95,10 @@ bool native(MPI_Datatype dt, MPI_Op op, DType* d, RedOp* o) {
 // take the general path).
 bool host(const void* p, std::size_t bytes) {
   if (!p || p == MPI_IN_PLACE) return false;
+  // Without a device every pointer is host memory (buffer_kind's probe of
+  // unmapped pointers runs only under DUCT_CHECK, which keeps calls off this
+  // path).
+  if (!memory::cuda::available()) return true;
   memory::MemKind k;
   return buffer_kind(p, "buffer", bytes, &k).is_ok() && k == memory::MemKind::host;
 }
@@ -222,7 +226,8 @@ bool gather(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Data
   a.in_place = is_root && sendbuf == MPI_IN_PLACE;
   if (!a.in_place && ((a.bytes = bytes_of(sendcount, sendtype)) == 0 || !host(sendbuf, a.bytes))) return false;
   if (is_root) {
-    const std::size_t rbytes = bytes_of(recvcount, recvtype), rtotal = times(rbytes, ctx->size());
+    const bool same = !a.in_place && recvtype == sendtype && recvcount == sendcount;
+    const std::size_t rbytes = same ? a.bytes : bytes_of(recvcount, recvtype), rtotal = times(rbytes, ctx->size());
     if (rtotal == 0 || (!a.in_place && rbytes != a.bytes) || !host(recvbuf, rtotal) ||
         (!a.in_place && overlaps(sendbuf, rbytes, recvbuf, rtotal)))
       return false;
@@ -244,7 +249,8 @@ bool scatter(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Dat
   a.in_place = is_root && recvbuf == MPI_IN_PLACE;
   if (!a.in_place && ((a.bytes = bytes_of(recvcount, recvtype)) == 0 || !host(recvbuf, a.bytes))) return false;
   if (is_root) {
-    const std::size_t sbytes = bytes_of(sendcount, sendtype), stotal = times(sbytes, ctx->size());
+    const bool same = !a.in_place && recvtype == sendtype && recvcount == sendcount;
+    const std::size_t sbytes = same ? a.bytes : bytes_of(sendcount, sendtype), stotal = times(sbytes, ctx->size());
     if (stotal == 0 || (!a.in_place && sbytes != a.bytes) || !host(sendbuf, stotal) ||
         (!a.in_place && overlaps(sendbuf, stotal, recvbuf, sbytes)))
       return false;

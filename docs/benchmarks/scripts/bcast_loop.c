@@ -1,6 +1,8 @@
-// bcast_loop N [reduce|allreduce]: N back-to-back MPI_Bcast calls of 8
-// bytes from rank 0 (or MPI_Reduce calls of 8 bytes to rank 0, or
-// MPI_Allreduce calls of 8 bytes) after 1000 warm-up calls; each rank prints its time per call and the user and
+// bcast_loop N [reduce|allreduce|gather|scatter|gather_ip|scatter_ip]: N
+// back-to-back MPI_Bcast calls of 8 bytes from rank 0 (or MPI_Reduce calls
+// of 8 bytes to rank 0, MPI_Allreduce calls of 8 bytes, MPI_Gather or
+// MPI_Scatter of 4 bytes per rank at root 0, _ip: MPI_IN_PLACE at the root)
+// after 1000 warm-up calls; each rank prints its time per call and the user and
 // system CPU time per call (getrusage) over the timed loop. Run it plain
 // (Open MPI's own bcast) and with LD_PRELOAD=libduct-mpi.so (duct's), on
 // the emulated cluster (docs/benchmarks/2026-11-26-small-calls-across-nodes.md).
@@ -26,10 +28,15 @@ int main(int argc, char** argv) {
   const int n = argc > 1 ? atoi(argv[1]) : 50000;
   const int reduce = argc > 2 && strcmp(argv[2], "reduce") == 0;
   const int allreduce = argc > 2 && strcmp(argv[2], "allreduce") == 0;
-  float b[2] = {1, 2}, out[2];
-#define CALL()                                                                     \
-  (allreduce ? MPI_Allreduce(b, out, 2, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD)         \
-   : reduce  ? MPI_Reduce(b, out, 2, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD)         \
+  const int gather = argc > 2 && strncmp(argv[2], "gather", 6) == 0;
+  const int scatter = argc > 2 && strncmp(argv[2], "scatter", 7) == 0;
+  const int ip = argc > 2 && strstr(argv[2], "_ip") != NULL && r == 0;
+  float b[2] = {1, 2}, out[2], all[1024] = {0};
+#define CALL()                                                                                     \
+  (allreduce ? MPI_Allreduce(b, out, 2, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD)                         \
+   : reduce  ? MPI_Reduce(b, out, 2, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD)                         \
+   : gather  ? MPI_Gather(ip ? MPI_IN_PLACE : (void*)b, 1, MPI_FLOAT, all, 1, MPI_FLOAT, 0, MPI_COMM_WORLD) \
+   : scatter ? MPI_Scatter(all, 1, MPI_FLOAT, ip ? MPI_IN_PLACE : (void*)out, 1, MPI_FLOAT, 0, MPI_COMM_WORLD) \
              : MPI_Bcast(b, 2, MPI_FLOAT, 0, MPI_COMM_WORLD))
   for (int i = 0; i < 1000; i++) CALL();
   MPI_Barrier(MPI_COMM_WORLD);

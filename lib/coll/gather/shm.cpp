@@ -18,19 +18,30 @@ struct GatherSpec {
         writes(true),
         wait(everyone || ctx.rank() == a.root ? kShmAll : kShmNone),  // a non-root writes and goes
         n_(ctx.size()),
+        own_(!everyone && ctx.rank() == a.root ? ctx.rank() : -1),
         a_(&a),
         s_(ctx.shm.get()) {}
   std::size_t rounds;
   bool writes;
   int wait;
   Status begin() { return Status::ok(); }
-  Status fill(std::size_t r, void* slot) { return copy_local(slot, MemKind::host, at(a_->sendbuf, off(r)), a_->send_kind, len(r)); }
+  // The root of a gather (not an allgather, where every rank reads every
+  // slot) takes its own block straight from its send buffer (in place: it
+  // is already where it belongs), not through its slot.
+  Status fill(std::size_t r, void* slot) {
+    if (own_ >= 0) return Status::ok();
+    return copy_local(slot, MemKind::host, at(a_->sendbuf, off(r)), a_->send_kind, len(r));
+  }
   Status read(std::size_t r, int p) {
     if (wait == kShmNone) return Status::ok();
-    // (In place this rank's block comes back to where it already is.)
-    for (int q = 0; q < n_; ++q)
-      DUCT_TRY(copy_local(at(a_->recvbuf, static_cast<std::size_t>(q) * a_->bytes + off(r)), a_->recv_kind, s_->slot(q, p),
-                          MemKind::host, len(r)));
+    // (An allgather in place: this rank's block comes back to where it already is.)
+    for (int q = 0; q < n_; ++q) {
+      void* to = at(a_->recvbuf, static_cast<std::size_t>(q) * a_->bytes + off(r));
+      if (q != own_)
+        DUCT_TRY(copy_local(to, a_->recv_kind, s_->slot(q, p), MemKind::host, len(r)));
+      else if (!a_->in_place)
+        DUCT_TRY(copy_local(to, a_->recv_kind, at(a_->sendbuf, off(r)), a_->send_kind, len(r)));
+    }
     return Status::ok();
   }
   Status end() { return Status::ok(); }
@@ -40,6 +51,7 @@ struct GatherSpec {
   std::size_t off(std::size_t r) const { return r * ShmArea::kSlotBytes; }
   std::size_t len(std::size_t r) const { return std::min(ShmArea::kSlotBytes, a_->bytes - off(r)); }
   int n_;
+  int own_;  // the root of a gather: its rank (its block skips its slot); else -1
   const CollArgs* a_;
   ShmArea* s_;
 };

@@ -27,14 +27,18 @@ struct ScatterSpec {
   bool writes;
   int wait;
   Status begin() { return Status::ok(); }
+  // The root's own block goes straight from its send buffer to its receive
+  // buffer (read), not through its slot.
   Status fill(std::size_t r, void* slot) {
     for (std::size_t q = 0; q < n_; ++q)
-      DUCT_TRY(copy_local(at(slot, q * len(r)), MemKind::host, at(a_->sendbuf, q * a_->bytes + off(r)), a_->send_kind, len(r)));
+      if (q != me_)
+        DUCT_TRY(copy_local(at(slot, q * len(r)), MemKind::host, at(a_->sendbuf, q * a_->bytes + off(r)), a_->send_kind, len(r)));
     return Status::ok();
   }
   Status read(std::size_t r, int p) {
     if (a_->in_place) return Status::ok();  // the root's block stays in its send buffer
-    return copy_local(at(a_->recvbuf, off(r)), a_->recv_kind, at(s_->slot(a_->root, p), me_ * len(r)), MemKind::host, len(r));
+    const void* from = writes ? at(a_->sendbuf, me_ * a_->bytes + off(r)) : at(s_->slot(a_->root, p), me_ * len(r));
+    return copy_local(at(a_->recvbuf, off(r)), a_->recv_kind, from, writes ? a_->send_kind : MemKind::host, len(r));
   }
   Status end() { return Status::ok(); }
   Span span(std::size_t r) const { return {me_ * len(r), (me_ + 1) * len(r)}; }
