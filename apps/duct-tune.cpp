@@ -18,7 +18,9 @@
 // side by side), and then again, by half the margin and in all but a
 // seventh of the rounds, in a second, separate measurement of the two side
 // by side (the confirmation, twice the rounds). Host inputs are rewritten
-// before every call (touch(); --cached: not). Times are the slowest
+// before every call (touch(); --cached: not). Where the node's ranks share
+// CPUs, the rounds run them pinned in turn three ways, and a challenger must
+// win in each (Placements). Times are the slowest
 // rank's (MPI_Allreduce MAX), so every rank reaches the same rules.
 //
 // The rules go to a file in DUCT_TUNE's format, one rule line per
@@ -34,6 +36,7 @@
 // (-d auto), as rules qualified /cuda (they assume every rank of a call
 // passes the same kind of memory, as DUCT_TUNE's /cuda rules do).
 #include <mpi.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -43,6 +46,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -73,6 +77,7 @@ struct Options {
   std::vector<Coll> colls;
   std::string verify;              // --verify FILE: time its rules against the built-in ones
   bool cached = false;             // --cached: do not rewrite the input before each call
+  int placements = -1;             // --placements N (-1: 3 when the job leaves the ranks' cores open, else 1)
 };
 
 const Coll kDefaultColls[] = {Coll::allreduce, Coll::bcast, Coll::reduce, Coll::allgather,
@@ -105,7 +110,11 @@ void usage() {
       "  -d host|cuda|auto      buffers to tune for (auto: device too when every rank has a GPU)\n"
       "  --cached       host buffers: time calls on an input left as the last call found it, in the\n"
       "                 caches of every rank that read it (by default each rank rewrites its input\n"
-      "                 before every call, as an application produces new data)\n");
+      "                 before every call, as an application produces new data)\n"
+      "  --placements N pin the node's ranks to its cores N ways in turn, round by round, and keep a\n"
+      "                 challenger only if it wins in every one (default: 3 where the job does not give\n"
+      "                 each rank a core of its own, where the operating system places them anew in\n"
+      "                 every job; else 1: as launched)\n");
 }
 
 std::size_t parse_size_arg(const char* s) {
@@ -126,6 +135,7 @@ Options parse(int argc, char** argv) {
     };
     if (a == "--quick") o.quick = true;
     else if (a == "--cached") o.cached = true;
+    else if (a == "--placements") o.placements = std::atoi(next());
     else if (a == "--replace") o.replace = true;
     else if (a == "-o") o.out = next();
     else if (a == "--verify") o.verify = next();
@@ -161,6 +171,124 @@ Options parse(int argc, char** argv) {
   if (o.colls.empty()) o.colls.assign(std::begin(kDefaultColls), std::end(kDefaultColls));
   if (o.device != "host" && o.device != "cuda" && o.device != "auto") fail("-d takes host, cuda or auto");
   return o;
+}
+
+// ---- placements ---------------------------------------------------------------
+
+// Where the job gives each rank of a node cores of its own (mpirun's
+// --bind-to core with no more ranks than cores, srun --cpu-bind), every job
+// of that shape runs its ranks where this one does. Where it does not
+// (unbound ranks, more ranks than cores), the operating system places them,
+// differently from job to job, and which algorithm wins can depend on it:
+// 4 ranks on the build VM's 2 cores, pinned three ways (ranks 0,1 | 2,3;
+// 0,2 | 1,3; 0,3 | 1,2), the binomial scatter of 4 KiB beat shm by
+// 1.45-1.49x in the first and lost by 0.60-0.67x in the third, run after run
+// (docs/benchmarks/2026-11-26-duct-tune-placements.md). A rule measured in
+// one placement is then a guess for the next job. So duct-tune pins the
+// node's ranks in turn to P placements, one per round (round r: placement
+// r % P), and a challenger must win in each of them.
+//
+// A placement spreads the node's ranks evenly over the CPUs their masks
+// allow together (local rank i on CPU j), as different groupings of the
+// ranks that share a CPU: the round-robin one, the blocked one, then
+// shuffles, skipping any that only renames the CPUs of one before.
+struct Placements {
+  std::vector<int> cpus;                 // the CPUs of the node's ranks (the union of their masks)
+  std::vector<std::vector<int>> ways;    // ways[j][local rank]: index into cpus
+  cpu_set_t original{};
+  int local = 0;
+  std::string why;                       // why this many
+  bool active() const { return ways.size() > 1; }
+  // Pin this rank for round r (and give the others time to move).
+  void enter(int round) const {
+    if (!active()) return;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpus[static_cast<std::size_t>(ways[static_cast<std::size_t>(round) % ways.size()][static_cast<std::size_t>(local)])], &one);
+    (void)sched_setaffinity(0, sizeof one, &one);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  void leave() const {
+    if (active()) (void)sched_setaffinity(0, sizeof original, &original);
+  }
+  int of(int round) const { return active() ? round % static_cast<int>(ways.size()) : 0; }
+  int count() const { return active() ? static_cast<int>(ways.size()) : 1; }
+};
+
+// Relabel the CPUs of a placement by first appearance ([1,0,1,0] and
+// [0,1,0,1] group the ranks the same way).
+std::vector<int> canonical(const std::vector<int>& w) {
+  std::vector<int> label(w.size() + 1, -1), out;
+  int next = 0;
+  for (int x : w) {
+    if (label[static_cast<std::size_t>(x)] < 0) label[static_cast<std::size_t>(x)] = next++;
+    out.push_back(label[static_cast<std::size_t>(x)]);
+  }
+  return out;
+}
+
+Placements g_pl;  // this run's (main sets it)
+
+Placements plan_placements(const Options& o) {
+  Placements pl;
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int lsize = 1;
+  MPI_Comm_rank(node, &pl.local);
+  MPI_Comm_size(node, &lsize);
+  CPU_ZERO(&pl.original);
+  if (sched_getaffinity(0, sizeof pl.original, &pl.original) != 0) CPU_ZERO(&pl.original);
+  // Every rank's mask, as bytes, on every rank of the node.
+  std::vector<unsigned char> mine(sizeof(cpu_set_t)), all(sizeof(cpu_set_t) * static_cast<std::size_t>(lsize));
+  std::memcpy(mine.data(), &pl.original, sizeof(cpu_set_t));
+  MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_BYTE, all.data(), static_cast<int>(mine.size()),
+                MPI_BYTE, node);
+  MPI_Comm_free(&node);
+  const auto mask = [&](int r) { return reinterpret_cast<const cpu_set_t*>(all.data() + sizeof(cpu_set_t) * static_cast<std::size_t>(r)); };
+  bool disjoint = true;
+  for (int a = 0; a < lsize; ++a)
+    for (int b = a + 1; b < lsize; ++b) {
+      cpu_set_t both;
+      CPU_AND(&both, mask(a), mask(b));
+      if (CPU_COUNT(&both) > 0) disjoint = false;
+    }
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    for (int r = 0; r < lsize; ++r)
+      if (CPU_ISSET(c, mask(r))) {
+        pl.cpus.push_back(c);
+        break;
+      }
+  int want = o.placements >= 0 ? o.placements : (disjoint ? 1 : 3);
+  const int ncpu = static_cast<int>(pl.cpus.size());
+  if (lsize < 2 || ncpu < 2) want = 1;
+  pl.why = o.placements >= 0 ? "--placements" : disjoint ? "each rank has CPUs of its own" : "the ranks share CPUs";
+  if (want <= 1) return pl;
+  std::vector<std::vector<int>> seen;
+  auto add = [&](std::vector<int> w) {
+    const std::vector<int> key = canonical(w);
+    for (const auto& k : seen)
+      if (k == key) return;
+    seen.push_back(key);
+    pl.ways.push_back(std::move(w));
+  };
+  std::vector<int> rr, blocked;
+  for (int i = 0; i < lsize; ++i) {
+    rr.push_back(i % ncpu);
+    blocked.push_back(static_cast<int>(static_cast<long>(i) * ncpu / lsize));
+  }
+  add(rr);
+  add(blocked);
+  std::mt19937 gen(27);  // the same on every rank
+  for (int tries = 0; tries < 64 && static_cast<int>(pl.ways.size()) < want; ++tries) {
+    std::vector<int> w = rr;
+    std::shuffle(w.begin(), w.end(), gen);
+    add(w);
+  }
+  if (static_cast<int>(pl.ways.size()) > want) pl.ways.resize(static_cast<std::size_t>(want));
+  if (pl.ways.size() < 2) pl.ways.clear();
+  if (!pl.active() && o.placements < 0 && !disjoint)
+    pl.why = "the ranks' CPU masks overlap, with a CPU for each rank";
+  return pl;
 }
 
 // ---- buffers and calls ------------------------------------------------------
@@ -414,6 +542,27 @@ int rounds_won(const Contestant& x, const Contestant& base) {
 // than the built-in rules' one.
 bool consistent(int won, int rounds) { return won * 7 >= rounds * 6; }
 
+// Whether x beat base in every placement: the median of its rounds there
+// below base's median of the same rounds.
+bool wins_everywhere(const Contestant& x, const Contestant& base, const Placements& pl, int* lost_in) {
+  for (int j = 0; j < pl.count(); ++j) {
+    std::vector<double> a, b;
+    for (std::size_t r = 0; r < x.times.size() && r < base.times.size(); ++r)
+      if (pl.of(static_cast<int>(r)) == j) {
+        a.push_back(x.times[r]);
+        b.push_back(base.times[r]);
+      }
+    if (a.empty()) continue;
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    if (!(a[a.size() / 2] < b[b.size() / 2])) {
+      *lost_in = j;
+      return false;
+    }
+  }
+  return true;
+}
+
 // One collective being tuned: its sizes, their candidates and times.
 // Every collective is prepared first; then the rounds run outermost over
 // every collective and every size, so the rounds of each spread over the
@@ -511,10 +660,13 @@ void pick_coll(const Options& o, CollTune& t) {
     r.need = std::min(0.5, std::max(o.margin, 2 * r.noise));
     if (best == base) continue;
     const int won = rounds_won(*best, *base);
+    int lost = -1;
     if (!(best->median() < r.t_builtin * (1 - r.need))) {
       r.note = strprintf("%s within the %.0f%% margin: built-in kept", best->name(), r.need * 100);
     } else if (!consistent(won, o.rounds)) {
       r.note = strprintf("%s won %d of %d rounds: built-in kept", best->name(), won, o.rounds);
+    } else if (!wins_everywhere(*best, *base, g_pl, &lost)) {
+      r.note = strprintf("%s lost in placement %d of %d: built-in kept", best->name(), lost + 1, g_pl.count());
     } else {
       t.duel.resize(t.shapes.size());
       t.duel[z] = {Contestant{best->algo, {}}, Contestant{r.builtin, {}}};
@@ -545,14 +697,16 @@ void settle_coll(CollTune& t) {
     const Contestant& a = t.duel[z].first;
     const Contestant& b = t.duel[z].second;
     const int won = rounds_won(a, b), of = static_cast<int>(a.times.size());
-    if (a.median() < b.median() * (1 - r.need / 2) && consistent(won, of)) {
+    int lost = -1;
+    if (a.median() < b.median() * (1 - r.need / 2) && consistent(won, of) && wins_everywhere(a, b, g_pl, &lost)) {
       r.chosen = a.algo;
       r.t_chosen = a.median();
       r.t_builtin = b.median();
       r.note = strprintf("confirmed: %.3g against %.3g us, %d of %d rounds", a.median(), b.median(), won, of);
     } else {
-      r.note = strprintf("%s not confirmed (%.3g against %.3g us, %d of %d rounds): built-in kept", a.name(),
-                         a.median(), b.median(), won, of);
+      r.note = strprintf("%s not confirmed (%.3g against %.3g us, %d of %d rounds%s): built-in kept", a.name(),
+                         a.median(), b.median(), won, of,
+                         lost >= 0 ? strprintf(", lost in placement %d", lost + 1).c_str() : "");
     }
   }
 }
@@ -602,7 +756,8 @@ void verify_coll(const Options& o, coll::Context* ctx, Coll c, const std::string
   // Rounds outermost, as when tuning; the two sides take turns at going
   // first (round_coll says why).
   std::vector<Contestant> a(shapes.size(), Contestant{-1, {}, builtin}), b(shapes.size(), Contestant{-1, {}, tuned});
-  for (int round = 0; round < o.rounds; ++round)
+  for (int round = 0; round < o.rounds; ++round) {
+    g_pl.enter(round);
     for (std::size_t z = 0; z < shapes.size(); ++z) {
       Contestant* one = &a[z];
       Contestant* two = &b[z];
@@ -610,6 +765,8 @@ void verify_coll(const Options& o, coll::Context* ctx, Coll c, const std::string
       one->times.push_back(block(c, *one, shapes[z], buf, iters[z]));
       two->times.push_back(block(c, *two, shapes[z], buf, iters[z]));
     }
+  }
+  g_pl.leave();
   for (std::size_t z = 0; z < shapes.size(); ++z) {
     const select::Query q = coll::query_of(*ctx, c, shapes[z].query, false);
     const int ab = tb.choose(q), at = tt.choose(q);
@@ -626,6 +783,19 @@ void verify_coll(const Options& o, coll::Context* ctx, Coll c, const std::string
                   fmt_size(shapes[z].query).c_str(), select::algorithms()[static_cast<size_t>(ab)].name,
                   a[z].median(), select::algorithms()[static_cast<size_t>(at)].name, b[z].median(), ratio,
                   ab != at ? "  *" : "");
+    if (g_rank == 0 && ab != at && g_pl.active()) {
+      std::printf("%-20s %9s per placement:", "", "");
+      for (int j = 0; j < g_pl.count(); ++j) {
+        std::vector<double> x, y;
+        for (std::size_t r = 0; r < a[z].times.size(); ++r)
+          if (g_pl.of(static_cast<int>(r)) == j) x.push_back(a[z].times[r]), y.push_back(b[z].times[r]);
+        std::sort(x.begin(), x.end());
+        std::sort(y.begin(), y.end());
+        if (!x.empty()) std::printf(" %.2f", x[x.size() / 2] / y[y.size() / 2]);
+      }
+      std::printf("\n");
+    }
+    if (g_rank == 0 && getenv("TUNE_DEBUG")) { std::printf("  iters %d:", iters[z]); for (double t : a[z].times) std::printf(" %.3f", t); std::printf(" |"); for (double t : b[z].times) std::printf(" %.3f", t); std::printf("\n"); }
   }
   buf.release();
   tune_rules("");
@@ -746,6 +916,16 @@ int main(int argc, char** argv) {
   if (!st) fail("duct cannot serve this job: " + st.message());
   select::Table builtin;
   if (!select::Table::make("", &builtin)) fail("the built-in rules do not parse");
+  g_pl = plan_placements(o);
+  std::string placed = "as launched (" + g_pl.why + ")";
+  if (g_pl.active()) {
+    placed = strprintf("%d placements of each node's ranks on its CPUs (%s), one per round:", g_pl.count(), g_pl.why.c_str());
+    for (const auto& w : g_pl.ways) {
+      placed += " [";
+      for (std::size_t i = 0; i < w.size(); ++i) placed += strprintf("%s%d", i ? " " : "", g_pl.cpus[static_cast<std::size_t>(w[i])]);
+      placed += "]";
+    }
+  }
 
   int cuda_here = DUCT_Query_cuda_support(), cuda_all = 0;
   MPI_Allreduce(&cuda_here, &cuda_all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -763,7 +943,8 @@ int main(int argc, char** argv) {
     if (g_rank == 0) {
       std::printf("# duct-tune --verify %s: %d ranks, host buffers, built-in rules and the file's (before the "
                   "built-in) alternating, %d rounds of %g ms blocks, %s; ratio = built-in / file (below 1: the file is "
-                  "slower)\n", o.verify.c_str(), g_size, o.rounds, o.block_ms, g_fresh ? "input rewritten before each call" : "input cached");
+                  "slower)\n# ranks: %s\n", o.verify.c_str(), g_size, o.rounds, o.block_ms, g_fresh ? "input rewritten before each call" : "input cached",
+                  placed.c_str());
       std::printf("%-20s %9s %-20s %12s %-20s %12s %8s\n", "collective", "size", "built-in", "us", "file", "us",
                   "ratio");
     }
@@ -788,6 +969,7 @@ int main(int argc, char** argv) {
                 g_size, nodes, kinds.size() > 1 ? "host and device" : "host", o.min_bytes,
                 fmt_size(o.max_bytes).c_str(), o.factor, o.rounds, o.block_ms,
                 g_fresh ? "host input rewritten before each call" : "host input cached (--cached)");
+    std::printf("# ranks: %s\n", placed.c_str());
     std::printf("%-20s %5s %9s %-20s %10s %-20s %10s %10s\n", "collective", "mem", "size", "built-in", "us", "tuned",
                 "us", "MPI us");
     std::fflush(stdout);
@@ -799,6 +981,7 @@ int main(int argc, char** argv) {
                        today().c_str(), g_size, nodes, o.min_bytes, fmt_size(o.max_bytes).c_str(), o.factor,
                        o.rounds, o.block_ms, o.margin * 100,
                        g_fresh ? "host input rewritten before each call" : "host input cached");
+  section += "# ranks: " + placed + (g_pl.active() ? "; a challenger had to win in each" : "") + "\n";
   int changed = 0, measured = 0;
   for (bool dev : kinds) {
     // Rounds outermost over every collective (CollTune): the seven rounds
@@ -806,11 +989,16 @@ int main(int argc, char** argv) {
     Buffers buf;
     std::vector<CollTune> tunes;
     for (Coll c : o.colls) tunes.push_back(prepare_coll(o, ctx, c, dev, builtin, buf));
-    for (int round = 0; round < o.rounds; ++round)
+    for (int round = 0; round < o.rounds; ++round) {
+      g_pl.enter(round);
       for (CollTune& t : tunes) round_coll(t, buf, round);
+    }
     for (CollTune& t : tunes) pick_coll(o, t);
-    for (int round = 0; round < 2 * o.rounds; ++round)
+    for (int round = 0; round < 2 * o.rounds; ++round) {
+      g_pl.enter(round);
       for (CollTune& t : tunes) duel_round(t, buf, round);
+    }
+    g_pl.leave();
     for (CollTune& t : tunes) settle_coll(t);
     buf.release();
     for (CollTune& t : tunes) {

@@ -17,6 +17,16 @@ cat "$tmp/t.rules"
 for shape in 'node n=2' 'node n=3'; do
   [ "$(grep -c "^# duct-tune shape: $shape\$" "$tmp/t.rules")" = 1 ] || fail "not one section for '$shape'"
 done
+# Each section says where the ranks ran: as launched where each had CPUs of
+# its own, else pinned in turn (3 ranks on fewer than 3 CPUs, as here).
+for n in 2 3; do
+  grep -A2 "^# duct-tune shape: node n=$n\$" "$tmp/t.rules" | grep -Eq '^# ranks: (as launched|[0-9]+ placements of)' ||
+    fail "the n=$n section does not say where its ranks ran"
+done
+if [ "$(nproc)" -lt 3 ]; then
+  grep -q '^# ranks: 3 placements of each node.s ranks on its CPUs (the ranks share CPUs), one per round: \[' "$tmp/t.rules" ||
+    fail "3 ranks on $(nproc) CPUs were not pinned three ways"
+fi
 for c in allreduce bcast reduce allgather reduce_scatter_block alltoall gather scatter barrier allgatherv reduce_scatter; do
   for n in 2 3; do
     grep -q "^$c/node/n=$n-$n:" "$tmp/t.rules" || fail "no $c rule for n=$n"
