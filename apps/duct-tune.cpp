@@ -198,21 +198,28 @@ struct Placements {
   cpu_set_t original{};
   int local = 0;
   std::string why;                       // why this many
+  int global = 1;                        // placements counted in every rank's rounds (the most of any node)
   bool active() const { return ways.size() > 1; }
   // Pin this rank for round r (and give the others time to move).
+  // (Every rank takes the barrier when any node pins, its own or not.)
   void enter(int round) const {
-    if (!active()) return;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpus[static_cast<std::size_t>(ways[static_cast<std::size_t>(round) % ways.size()][static_cast<std::size_t>(local)])], &one);
-    (void)sched_setaffinity(0, sizeof one, &one);
+    if (global <= 1) return;
+    if (active()) {
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      CPU_SET(cpus[static_cast<std::size_t>(ways[static_cast<std::size_t>(round) % ways.size()][static_cast<std::size_t>(local)])], &one);
+      (void)sched_setaffinity(0, sizeof one, &one);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
   }
   void leave() const {
     if (active()) (void)sched_setaffinity(0, sizeof original, &original);
   }
-  int of(int round) const { return active() ? round % static_cast<int>(ways.size()) : 0; }
-  int count() const { return active() ? static_cast<int>(ways.size()) : 1; }
+  // The placement of round r, as every rank counts them: the same on
+  // every node, so that every rank judges the rounds alike (a node with
+  // fewer placements than another repeats its own).
+  int of(int round) const { return round % global; }
+  int count() const { return global; }
 };
 
 // Relabel the CPUs of a placement by first appearance ([1,0,1,0] and
@@ -262,7 +269,7 @@ Placements plan_placements(const Options& o) {
   const int ncpu = static_cast<int>(pl.cpus.size());
   if (lsize < 2 || ncpu < 2) want = 1;
   pl.why = o.placements >= 0 ? "--placements" : disjoint ? "each rank has CPUs of its own" : "the ranks share CPUs";
-  if (want <= 1) return pl;
+  if (want <= 1) return pl;  // (agree() still counts every node's)
   std::vector<std::vector<int>> seen;
   auto add = [&](std::vector<int> w) {
     const std::vector<int> key = canonical(w);
@@ -288,6 +295,14 @@ Placements plan_placements(const Options& o) {
   if (pl.ways.size() < 2) pl.ways.clear();
   if (!pl.active() && o.placements < 0 && !disjoint)
     pl.why = "the ranks' CPU masks overlap, with a CPU for each rank";
+  return pl;
+}
+
+// Every rank counts the rounds' placements alike (its decisions must be
+// every other rank's): the most placements of any node.
+Placements agree(Placements pl) {
+  int mine = pl.active() ? static_cast<int>(pl.ways.size()) : 1;
+  MPI_Allreduce(&mine, &pl.global, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   return pl;
 }
 
@@ -783,7 +798,7 @@ void verify_coll(const Options& o, coll::Context* ctx, Coll c, const std::string
                   fmt_size(shapes[z].query).c_str(), select::algorithms()[static_cast<size_t>(ab)].name,
                   a[z].median(), select::algorithms()[static_cast<size_t>(at)].name, b[z].median(), ratio,
                   ab != at ? "  *" : "");
-    if (g_rank == 0 && ab != at && g_pl.active()) {
+    if (g_rank == 0 && ab != at && g_pl.count() > 1) {
       std::printf("%-20s %9s per placement:", "", "");
       for (int j = 0; j < g_pl.count(); ++j) {
         std::vector<double> x, y;
@@ -916,9 +931,11 @@ int main(int argc, char** argv) {
   if (!st) fail("duct cannot serve this job: " + st.message());
   select::Table builtin;
   if (!select::Table::make("", &builtin)) fail("the built-in rules do not parse");
-  g_pl = plan_placements(o);
+  g_pl = agree(plan_placements(o));
   std::string placed = "as launched (" + g_pl.why + ")";
-  if (g_pl.active()) {
+  if (g_pl.count() > 1 && !g_pl.active()) {
+    placed += strprintf(" on rank 0's node; other nodes' ranks pinned %d ways, one per round", g_pl.count());
+  } else if (g_pl.active()) {
     placed = strprintf("%d placements of each node's ranks on its CPUs (%s), one per round:", g_pl.count(), g_pl.why.c_str());
     for (const auto& w : g_pl.ways) {
       placed += " [";
@@ -981,7 +998,7 @@ int main(int argc, char** argv) {
                        today().c_str(), g_size, nodes, o.min_bytes, fmt_size(o.max_bytes).c_str(), o.factor,
                        o.rounds, o.block_ms, o.margin * 100,
                        g_fresh ? "host input rewritten before each call" : "host input cached");
-  section += "# ranks: " + placed + (g_pl.active() ? "; a challenger had to win in each" : "") + "\n";
+  section += "# ranks: " + placed + (g_pl.count() > 1 ? "; a challenger had to win in each" : "") + "\n";
   int changed = 0, measured = 0;
   for (bool dev : kinds) {
     // Rounds outermost over every collective (CollTune): the seven rounds

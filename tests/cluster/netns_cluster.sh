@@ -11,8 +11,9 @@
 #   3. the collective cases with 3 ranks on the 2 nodes (2 + 1: the
 #      split-rail forms step aside for the other algorithms), and the
 #      small-call path's cases on 2 x 2 and 2 + 1 (allreduce, bcast,
-#      reduce, gather and scatter take it across nodes), and a small bcast
-#      its root skips (the others time out naming it);
+#      reduce, gather and scatter take it across nodes), a small bcast
+#      its root skips (the others time out naming it), and duct-tune on
+#      3 + 1 ranks (one node pins its ranks in turn, the other not);
 #   4. duct-bench allreduce beside MPI_Allreduce, #wrong must be 0;
 #   5. faults: every rank of node2 killed during 64 MiB allreduces, then
 #      node2's eth1 taken down during them (both within DUCT_TIMEOUT + 2 s).
@@ -94,6 +95,27 @@ grep -E "bcast that rank 0 skips" "$hs" | cut -c1-200
 [ $rc -eq 0 ] && [ "$(grep -c ': PASS$' "$hs")" -eq 4 ] ||
   { tail -20 "$hs"; fail "the ranks waiting for a skipped small bcast did not all time out naming it"; }
 echo "skipped small bcast: the waiting ranks timed out naming DUCT_Bcast"
+
+echo "== duct-tune with 3 + 1 ranks on 2 nodes (node1's 3 ranks share the CPUs, node2's one does not)"
+# Every rank must judge the rounds alike and take every barrier, whether
+# its own node pins its ranks in turn or not (a node that did not once
+# left the others waiting).
+hf=$build/netns-tune.hosts
+printf 'node1 slots=3\nnode2 slots=1\n' >"$hf"
+targs=()
+for a in "${args[@]}"; do
+  if [ "${prev:-}" = --hostfile ]; then targs+=("$hf"); else targs+=("$a"); fi
+  prev=$a
+done
+rm -f "$build/netns-tune.rules"
+timeout 300 mpirun "${targs[@]}" -np 4 "$build/apps/duct-tune" --quick -C bcast,scatter -e 4K \
+  -o "$build/netns-tune.rules" >"$build/netns-tune.log" 2>&1 || { tail -20 "$build/netns-tune.log"; fail "duct-tune on 3 + 1 ranks failed"; }
+grep '^# ranks:' "$build/netns-tune.rules"
+grep -q '^# duct-tune shape: nodes n=4 (2 nodes, different ranks per node)$' "$build/netns-tune.rules" ||
+  fail "duct-tune on 3 + 1 ranks wrote no section for its shape"
+if [ "$(nproc)" -lt 3 ]; then
+  grep -q '^# ranks: 3 placements of each node.s ranks' "$build/netns-tune.rules" || fail "node1's 3 ranks were not pinned in turn"
+fi
 
 echo "== the split-rail collectives on an odd count large enough to pipeline (9000004 bytes), roots 0 and 3"
 for c in allreduce bcast reduce allgather reduce_scatter alltoall; do
