@@ -43,8 +43,9 @@ bool predefined(MPI_Datatype dt) {
 // allows it, the root in range): the general path checks the same and then
 // returns from Entry::nothing() without a message (MPI lets such a call
 // complete locally; DUCT_CHECK's comparison, the one thing it would still
-// do, keeps such calls off this path). Open MPI returns from them in about
-// 10 ns; through the general path duct took 50-70 ns.
+// do, keeps such calls off this path). Open MPI returns from them in 3-6 ns
+// on the build VM; through the general path duct took 50-70 ns, here 14-25
+// (docs/benchmarks/2026-11-26-small-2rank.md).
 bool done(int* rc) {
   *rc = MPI_SUCCESS;
   return true;
