@@ -13,24 +13,23 @@ namespace {
 
 using select::Coll;
 
-// The communicator's context when the small-call path may take a call on it.
-coll::Context* context_of(MPI_Comm comm) {
-  coll::Runtime* rt = coll::Runtime::ready();
-  if (!rt || rt->threaded()) return nullptr;
-  coll::Context* c = rt->last_context(comm);
-  if (!c || c->engine || c->size() < 2 || !c->failed.is_ok() || !c->queue.empty()) return nullptr;
-  return config::get().check ? nullptr : c;
-}
-
-// The communicator's context when a call that moves nothing may end here:
-// as context_of, but the engine and pending calls do not matter (the
-// general path would not look at them either).
+// The communicator's context when a call on it may end here: the one of
+// the previous duct call, healthy, no DUCT_CHECK, not threaded. A call that
+// moves nothing needs no more (the general path would not look at the
+// engine or at pending calls either).
 coll::Context* known(MPI_Comm comm) {
   coll::Runtime* rt = coll::Runtime::ready();
   if (!rt || rt->threaded()) return nullptr;
   coll::Context* c = rt->last_context(comm);
   if (!c || !c->failed.is_ok()) return nullptr;
   return config::get().check ? nullptr : c;
+}
+
+// The communicator's context when the small-call path may take a call that
+// moves data on it: also no device engine, no nonblocking call pending.
+coll::Context* context_of(MPI_Comm comm) {
+  coll::Context* c = known(comm);
+  return c && !c->engine && c->size() >= 2 && c->queue.empty() ? c : nullptr;
 }
 
 bool predefined(MPI_Datatype dt) {
