@@ -484,9 +484,8 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
     if (o == Outcome::fallback) co_return co_await other();
     if (o == Outcome::done && stream) {
       // Later work on this stream waits for rank 0's kernel.
-      void* ev = nullptr;
-      Status st = e.peer_event(&e.peer_done_, 0, static_cast<const EngineDesc*>(s.engine_desc(0))->ev_done, &ev);
-      if (st) st = memory::cuda::stream_wait_event(stream, ev);
+      const auto* d0 = static_cast<const EngineDesc*>(s.engine_desc(0));
+      Status st = e.wait_peer_event(stream, &e.peer_done_, 0, d0->ev_done);
       publish(s, me, k, kDone);
       if (!st) co_return st.context("device engine: waiting for rank 0's kernel on the stream");
       co_return Status::ok();
@@ -524,9 +523,7 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
     // stream, then "done" on it; the host publishes at once.
     for (int q = 0; q < n && st; ++q) {
       if (q == me) continue;
-      void* ev = nullptr;
-      st = e.peer_event(&e.peer_in_, q, static_cast<const EngineDesc*>(s.engine_desc(q))->ev_in, &ev);
-      if (st) st = memory::cuda::stream_wait_event(stream, ev);
+      st = e.wait_peer_event(stream, &e.peer_in_, q, static_cast<const EngineDesc*>(s.engine_desc(q))->ev_in);
     }
     if (st) st = launch(e, a, me, n, v, stream);
     if (st) {
@@ -560,9 +557,8 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
       if (q == me) continue;
       if (word_load(s.engine_word(q)) == word(k, kFailed))
         co_return make_error(Errc::cuda, "the device engine failed on rank %d (see its message)", q);
-      void* ev = nullptr;
-      DUCT_CO_TRY(e.peer_event(&e.peer_done_, q, static_cast<const EngineDesc*>(s.engine_desc(q))->ev_done, &ev));
-      DUCT_CO_TRY(memory::cuda::stream_wait_event(stream, ev));
+      const auto* dq = static_cast<const EngineDesc*>(s.engine_desc(q));
+      DUCT_CO_TRY(e.wait_peer_event(stream, &e.peer_done_, q, dq->ev_done));
     }
     co_return Status::ok();
   }
@@ -625,7 +621,7 @@ Status Engine::own_events() {
   return st;
 }
 
-Status Engine::peer_event(std::vector<IpcEvent>* opened, int q, const memory::IpcHandle& h, void** ev) {
+Status Engine::wait_peer_event(void* stream, std::vector<IpcEvent>* opened, int q, const memory::IpcHandle& h) {
   if (opened->size() <= static_cast<std::size_t>(q)) opened->resize(static_cast<std::size_t>(q) + 1);
   IpcEvent& pe = (*opened)[static_cast<std::size_t>(q)];
   if (!pe.ev || std::memcmp(pe.handle.bytes, h.bytes, sizeof h.bytes) != 0) {
@@ -634,8 +630,7 @@ Status Engine::peer_event(std::vector<IpcEvent>* opened, int q, const memory::Ip
     DUCT_TRY(memory::cuda::ipc_event_open(h, &pe.ev).context(strprintf("opening rank %d's interprocess event", q)));
     pe.handle = h;
   }
-  *ev = pe.ev;
-  return Status::ok();
+  return memory::cuda::stream_wait_event(stream, pe.ev);
 }
 
 void Engine::release_finished(bool wait) noexcept {

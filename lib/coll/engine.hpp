@@ -133,8 +133,9 @@ class Engine {
   // This rank's "in" and "done" events, created at its first
   // stream-ordered call.
   Status own_events();
-  // Peer q's event with this handle (opened once, again if the handle changed).
-  Status peer_event(std::vector<IpcEvent>* opened, int q, const memory::IpcHandle& h, void** ev);
+  // Make `stream` wait for peer q's event with this handle (opened once,
+  // again if the handle changed).
+  Status wait_peer_event(void* stream, std::vector<IpcEvent>* opened, int q, const memory::IpcHandle& h);
   // Release the mappings of stream-ordered calls whose kernels have
   // finished; `wait`: wait for the others first (under DUCT_TIMEOUT).
   void release_finished(bool wait) noexcept;
