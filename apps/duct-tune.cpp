@@ -434,19 +434,28 @@ double slowest(double mine) {
   return all;
 }
 
+// The median of `t` (INFINITY when empty).
+double median_of(std::vector<double> t) {
+  if (t.empty()) return INFINITY;
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
 // A contestant: an algorithm forced by DUCT_Tune, a set of rules (--verify),
 // or the MPI library (algo -1, no rules).
 struct Contestant {
   int algo = -1;
   std::vector<double> times;  // us per call, one per round
   std::string rules;          // DUCT_Tune rules to time instead of one algorithm
-  double median() const {
-    if (times.empty()) return INFINITY;
-    std::vector<double> t = times;
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-  }
+  double median() const { return median_of(times); }
   const char* name() const { return algo < 0 ? "MPI" : select::algorithms()[static_cast<size_t>(algo)].name; }
+  // The times of the rounds that ran in placement j.
+  std::vector<double> in_placement(const Placements& pl, int j) const {
+    std::vector<double> t;
+    for (std::size_t r = 0; r < times.size(); ++r)
+      if (pl.of(static_cast<int>(r)) == j) t.push_back(times[r]);
+    return t;
+  }
 };
 
 void tune_rules(const std::string& rules) {
@@ -561,16 +570,9 @@ bool consistent(int won, int rounds) { return won * 7 >= rounds * 6; }
 // below base's median of the same rounds.
 bool wins_everywhere(const Contestant& x, const Contestant& base, const Placements& pl, int* lost_in) {
   for (int j = 0; j < pl.count(); ++j) {
-    std::vector<double> a, b;
-    for (std::size_t r = 0; r < x.times.size() && r < base.times.size(); ++r)
-      if (pl.of(static_cast<int>(r)) == j) {
-        a.push_back(x.times[r]);
-        b.push_back(base.times[r]);
-      }
+    const std::vector<double> a = x.in_placement(pl, j);  // (paired rounds: base ran as many)
     if (a.empty()) continue;
-    std::sort(a.begin(), a.end());
-    std::sort(b.begin(), b.end());
-    if (!(a[a.size() / 2] < b[b.size() / 2])) {
+    if (!(median_of(a) < median_of(base.in_placement(pl, j)))) {
       *lost_in = j;
       return false;
     }
@@ -801,16 +803,11 @@ void verify_coll(const Options& o, coll::Context* ctx, Coll c, const std::string
     if (g_rank == 0 && ab != at && g_pl.count() > 1) {
       std::printf("%-20s %9s per placement:", "", "");
       for (int j = 0; j < g_pl.count(); ++j) {
-        std::vector<double> x, y;
-        for (std::size_t r = 0; r < a[z].times.size(); ++r)
-          if (g_pl.of(static_cast<int>(r)) == j) x.push_back(a[z].times[r]), y.push_back(b[z].times[r]);
-        std::sort(x.begin(), x.end());
-        std::sort(y.begin(), y.end());
-        if (!x.empty()) std::printf(" %.2f", x[x.size() / 2] / y[y.size() / 2]);
+        const std::vector<double> x = a[z].in_placement(g_pl, j);
+        if (!x.empty()) std::printf(" %.2f", median_of(x) / median_of(b[z].in_placement(g_pl, j)));
       }
       std::printf("\n");
     }
-    if (g_rank == 0 && getenv("TUNE_DEBUG")) { std::printf("  iters %d:", iters[z]); for (double t : a[z].times) std::printf(" %.3f", t); std::printf(" |"); for (double t : b[z].times) std::printf(" %.3f", t); std::printf("\n"); }
   }
   buf.release();
   tune_rules("");
