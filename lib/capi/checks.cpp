@@ -1,7 +1,9 @@
 #include "capi/checks.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <set>
 
@@ -183,7 +185,7 @@ void note_fallback(const char* call, const std::string& reason) {
 
 Staged::~Staged() { std::free(storage); }
 
-Status stage_in(const void* dev, MPI_Count count, MPI_Datatype dt, bool copy, Staged* out) {
+Status stage_in(const void* dev, MPI_Count count, MPI_Datatype dt, bool copy, Staged* out, bool device) {
   MPI_Count lb = 0, extent = 0, true_lb = 0, true_extent = 0;
   if (MPI_Type_get_extent_x(dt, &lb, &extent) != MPI_SUCCESS ||
       MPI_Type_get_true_extent_x(dt, &true_lb, &true_extent) != MPI_SUCCESS)
@@ -196,15 +198,24 @@ Status stage_in(const void* dev, MPI_Count count, MPI_Datatype dt, bool copy, St
                       type_text(dt).c_str());
   out->span = static_cast<std::size_t>(span);
   out->lb = static_cast<std::ptrdiff_t>(true_lb);
-  out->storage = std::malloc(out->span ? out->span : 1);
-  if (!out->storage) return make_error(Errc::no_memory, "host staging buffer of %zu bytes", out->span);
+  // duct's reductions on the copy store whole elements (elem_size), the
+  // last one's padding too (MPI_LONG_DOUBLE_INT: 32 bytes, of which the
+  // type's data is 20), so the copy holds `count` whole elements; only the
+  // span goes to and from the device.
+  const MPI_Count whole = count * extent - true_lb;
+  const std::size_t bytes = std::max(out->span, whole > 0 ? static_cast<std::size_t>(whole) : std::size_t{0});
+  out->storage = std::malloc(bytes ? bytes : 1);
+  if (!out->storage) return make_error(Errc::no_memory, "host staging buffer of %zu bytes", bytes);
   out->host = static_cast<char*>(out->storage) - out->lb;
-  if (copy) DUCT_TRY(memory::cuda::copy(out->storage, static_cast<const char*>(dev) + out->lb, out->span));
-  return Status::ok();
+  out->device = device;
+  if (!copy) return Status::ok();
+  if (!device) return std::memcpy(out->storage, static_cast<const char*>(dev) + out->lb, out->span), Status::ok();
+  return memory::cuda::copy(out->storage, static_cast<const char*>(dev) + out->lb, out->span);
 }
 
 Status stage_out(void* dev, const Staged& s) {
   if (!s.storage) return Status::ok();
+  if (!s.device) return std::memcpy(static_cast<char*>(dev) + s.lb, s.storage, s.span), Status::ok();
   return memory::cuda::copy(static_cast<char*>(dev) + s.lb, s.storage, s.span);
 }
 

@@ -64,9 +64,14 @@ struct Staged {
   void* storage = nullptr;
   std::size_t span = 0;      // bytes covered
   std::ptrdiff_t lb = 0;     // true lower bound
+  bool device = true;        // the staged buffer is device memory (else host: memcpy)
   ~Staged();
 };
-Status stage_in(const void* dev, MPI_Count count, MPI_Datatype dt, bool copy, Staged* out);
-Status stage_out(void* dev, const Staged& s);
+// A host copy of `count` elements of `dt` at `buf` (device memory, or host
+// memory where `device` is false), holding `count` whole elements of the
+// datatype's extent; `copy`: with the buffer's span copied in.
+Status stage_in(const void* buf, MPI_Count count, MPI_Datatype dt, bool copy, Staged* out, bool device = true);
+// The span back to the buffer it was staged from.
+Status stage_out(void* buf, const Staged& s);
 
 }  // namespace duct::capi

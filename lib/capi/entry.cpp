@@ -161,11 +161,15 @@ Status type_info(MPI_Datatype t, const char* name, TypeInfo* out) {
   // The predefined types of duct's own table: no MPI call (fast path).
   DType d;
   if (lookup_dtype(t, &d)) {
-    out->size = elem_size(d.elem);
-    out->extent = static_cast<MPI_Aint>(out->size);
+    // The pair types with padding (MPI_DOUBLE_INT, MPI_SHORT_INT, ...) are
+    // not contiguous: their data is less than their extent, as the MPI
+    // library's own answers say; they are packed like a derived type with
+    // the same type signature would be.
+    out->size = elem_data_size(d.elem);
+    out->extent = static_cast<MPI_Aint>(elem_size(d.elem));
     out->true_lb = 0;
-    out->true_extent = out->extent;
-    out->contiguous = true;
+    out->true_extent = static_cast<MPI_Aint>(elem_true_extent(d.elem));
+    out->contiguous = out->size == elem_size(d.elem);
     return Status::ok();
   }
   DUCT_TRY(check_datatype(t, name));  // null or uncommitted

@@ -56,9 +56,11 @@ struct Fallback {
   Staged send, recv;
   const void* s = nullptr;
   void* r = nullptr;
-  bool r_device = false;
+  bool r_staged = false;
   void* r_user = nullptr;
-  Status stage(const void* sendbuf, MPI_Count scount, void* recvbuf, MPI_Count rcount, MPI_Datatype dt) {
+  // Device buffers get host copies; with `host_too`, host buffers as well.
+  Status stage(const void* sendbuf, MPI_Count scount, void* recvbuf, MPI_Count rcount, MPI_Datatype dt,
+               bool host_too = false) {
     s = sendbuf;
     r = recvbuf;
     memory::MemKind k;
@@ -68,35 +70,41 @@ struct Fallback {
       return make_error(Errc::type, "cannot get the extent of datatype %s", type_text(dt).c_str());
     if (sendbuf && sendbuf != MPI_IN_PLACE) {
       DUCT_TRY(buffer_kind(sendbuf, "sendbuf", scount > 0 ? 1 : 0, &k, tlb));
-      if (k == memory::MemKind::device) {
-        DUCT_TRY(stage_in(sendbuf, scount, dt, true, &send));
+      if (k == memory::MemKind::device || host_too) {
+        DUCT_TRY(stage_in(sendbuf, scount, dt, true, &send, k == memory::MemKind::device));
         s = send.host;
       }
     }
     if (recvbuf && recvbuf != MPI_IN_PLACE) {
       DUCT_TRY(buffer_kind(recvbuf, "recvbuf", rcount > 0 ? 1 : 0, &k, tlb));
-      if (k == memory::MemKind::device) {
-        DUCT_TRY(stage_in(recvbuf, rcount, dt, true, &recv));
+      if (k == memory::MemKind::device || host_too) {
+        DUCT_TRY(stage_in(recvbuf, rcount, dt, true, &recv, k == memory::MemKind::device));
         r = recv.host;
-        r_device = true;
+        r_staged = true;
         r_user = recvbuf;
       }
     }
     return Status::ok();
   }
-  Status done() { return r_device ? stage_out(r_user, recv) : Status::ok(); }
+  Status done() { return r_staged ? stage_out(r_user, recv) : Status::ok(); }
 };
 
 bool int_count(MPI_Count c) { return c <= INT_MAX; }
 
 // duct has no device kernel for long double (host_only()): a native
 // reduction of it on device buffers runs on host copies, so every rank stays
-// on duct's path whatever memory each one passes. Other elements: nothing
+// on duct's path whatever memory each one passes. The pair types whose
+// elements end in padding (MPI_DOUBLE_INT, MPI_LONG_INT,
+// MPI_LONG_DOUBLE_INT: tail_padded()) run on copies of whole elements, host
+// buffers too: duct's reductions load and store whole elements, and the
+// last one's padding lies past the caller's buffer. Other elements: nothing
 // to do. `local` is the caller's (the Entry holds a heap copy for a
 // nonblocking call).
 Status host_copies(Entry& e, Fallback& local, const Red& red, const void** sendbuf, MPI_Count scount, void** recvbuf,
                    MPI_Count rcount, MPI_Datatype dt) {
-  if (!host_only(red.dt.elem)) return Status::ok();
+  const bool padded = tail_padded(red.dt.elem);
+  if (!host_only(red.dt.elem) && !padded) return Status::ok();
+  if (padded) DUCT_TRY(e.not_streamed(std::string(red.dt.name) + " ends in padding (reduced on copies of whole elements)"));
   if (e.streamed()) {
     // Host buffers reduce natively; device ones would be staged now.
     memory::MemKind k1 = memory::MemKind::host, k2 = memory::MemKind::host;
@@ -107,10 +115,10 @@ Status host_copies(Entry& e, Fallback& local, const Red& red, const void** sendb
     return Status::ok();
   }
   Fallback& f = e.hold(local);
-  DUCT_TRY(f.stage(*sendbuf, scount, *recvbuf, rcount, dt));
+  DUCT_TRY(f.stage(*sendbuf, scount, *recvbuf, rcount, dt, padded));
   *sendbuf = f.s;
   *recvbuf = f.r;
-  if (f.r_device) e.then([&f] { return f.done(); });
+  if (f.r_staged) e.then([&f] { return f.done(); });
   return Status::ok();
 }
 

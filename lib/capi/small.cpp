@@ -67,11 +67,12 @@ bool rooted_nothing(MPI_Comm comm, int root, const void* mine, MPI_Count mine_co
 }
 
 // `count` elements of `dt` when it is a predefined datatype of duct's table
-// (contiguous) and count > 0: their bytes, else 0.
+// whose elements are all data (not the pair types with padding, which the
+// general path packs or stages) and count > 0: their bytes, else 0.
 std::size_t bytes_of(MPI_Count count, MPI_Datatype dt) {
   DType d;
   std::size_t bytes = 0;
-  if (count <= 0 || !lookup_dtype(dt, &d) ||
+  if (count <= 0 || !lookup_dtype(dt, &d) || elem_data_size(d.elem) != elem_size(d.elem) ||
       __builtin_mul_overflow(static_cast<std::size_t>(count), elem_size(d.elem), &bytes) || bytes > kMaxSpan)
     return 0;
   return bytes;

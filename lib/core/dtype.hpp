@@ -88,6 +88,26 @@ constexpr size_t elem_data_size(Elem e) noexcept {
   }
 }
 
+// Bytes from an element's start to the end of its data (its true extent):
+// less than elem_size where the pair types end in padding (MPI_DOUBLE_INT:
+// 12 of 16; MPI_SHORT_INT's padding is inside, before its int: 8 of 8).
+// A buffer of `count` elements may end there, so the last element's padding
+// is not the caller's memory (MPI-4.0 §5.1: a buffer is the bytes its
+// datatype's type map touches).
+constexpr size_t elem_true_extent(Elem e) noexcept {
+  using DoubleInt = Loc<double, int>;
+  using LongInt = Loc<long, int>;
+  using LongDoubleInt = Loc<long double, int>;
+  switch (e) {
+    case Elem::f64_i32: return offsetof(DoubleInt, k) + sizeof(int);
+    case Elem::long_i32: return offsetof(LongInt, k) + sizeof(int);
+    case Elem::ldbl_i32: return offsetof(LongDoubleInt, k) + sizeof(int);
+    default: return elem_size(e);
+  }
+}
+
+constexpr bool tail_padded(Elem e) noexcept { return elem_true_extent(e) < elem_size(e); }
+
 // Elements no device kernel reduces (nvcc has no long double): duct
 // reduces them on host copies of device buffers.
 constexpr bool host_only(Elem e) noexcept { return e == Elem::ldbl || e == Elem::cldbl || e == Elem::ldbl_i32; }
