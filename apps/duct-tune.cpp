@@ -827,11 +827,16 @@ std::size_t boundary(std::size_t a, std::size_t b) {
 
 bool has_engine(Coll c) { return select::find_algo(c, "engine") >= 0; }
 
-// The rule line speaks only for the sizes measured, each size up to the
-// boundaries half a grid step (factor f) to either side: from 0 when the
-// grid starts at the smallest size (-b 8 or less), up to half a step above
-// the largest size measured; the built-in rules decide outside (a barrier
-// has no size: 0-inf).
+// The rule line speaks only for the sizes where a challenger won, each up
+// to the boundaries with its measured neighbours (half a grid step, factor
+// f, to either side; from 0 when the grid starts at the smallest size, -b 8
+// or less; up to half a step above the largest size measured; a barrier
+// has no size: 0-inf). Everywhere else the built-in rules decide, as they
+// did where they were measured: between two sizes where the built-in
+// choice won, its own crossover stands (a boundary drawn halfway between
+// them instead made allreduce at 8 KiB on 8 ranks 2.6x slower on a
+// 16-core node, docs/benchmarks/2026-11-26-gpu-run8-h200.md). No size
+// changed: no rule line.
 std::string rule_text(const CollResult& cr, const std::string& quals, bool one_node, const Options& o) {
   std::string out;
   const char* cname = select::coll_name(cr.coll);
@@ -847,32 +852,40 @@ std::string rule_text(const CollResult& cr, const std::string& quals, bool one_n
                      r.note.empty() ? "" : "; ", r.note.c_str());
   }
   for (const std::string& s : cr.skipped) out += "#   cannot serve this shape: " + s + "\n";
-  std::string line = std::string(cname) + quals + (cr.device ? "/cuda" : "") + ":";
-  // Host rules leave device calls on one node to the device engine first
-  // (it agrees with the other ranks whether every buffer qualifies).
-  bool first = true;
-  if (!cr.device && one_node && has_engine(cr.coll)) {
-    line += "0-inf:engine";
-    first = false;
-  }
   const bool sized = cr.coll != Coll::barrier;
   const auto step = [&o](std::size_t b, bool up) {
     const double x = up ? static_cast<double>(b) * o.factor : static_cast<double>(b) / o.factor;
     return static_cast<std::size_t>(std::max(1.0, x));
   };
-  const std::size_t smallest = cr.sizes.front().query;
-  std::size_t lo = !sized || o.min_bytes <= 8 ? 0 : boundary(step(smallest, false), smallest);
-  for (std::size_t i = 0; i < cr.sizes.size(); ++i) {
-    const bool last = i + 1 == cr.sizes.size();
-    if (!last && cr.sizes[i + 1].chosen == cr.sizes[i].chosen) continue;
-    const std::size_t hi = !last ? boundary(cr.sizes[i].query, cr.sizes[i + 1].query)
-                           : sized ? boundary(cr.sizes[i].query, step(cr.sizes[i].query, true)) : SIZE_MAX;
-    line += strprintf("%s%s-%s:%s", first ? "" : ",", fmt_size(lo).c_str(), fmt_size(hi).c_str(),
-                      select::algorithms()[static_cast<size_t>(cr.sizes[i].chosen)].name);
-    first = false;
-    lo = hi;
+  const std::size_t n = cr.sizes.size();
+  const auto query = [&cr](std::size_t i) { return cr.sizes[i].query; };
+  const auto lo_of = [&](std::size_t i) -> std::size_t {
+    if (i > 0) return boundary(query(i - 1), query(i));
+    return !sized || o.min_bytes <= 8 ? 0 : boundary(step(query(0), false), query(0));
+  };
+  const auto hi_of = [&](std::size_t i) -> std::size_t {
+    if (i + 1 < n) return boundary(query(i), query(i + 1));
+    return sized ? boundary(query(i), step(query(i), true)) : SIZE_MAX;
+  };
+  const auto changed = [&cr](std::size_t i) { return cr.sizes[i].chosen != cr.sizes[i].builtin; };
+  std::string ranges;
+  for (std::size_t i = 0; i < n;) {
+    if (!changed(i)) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j + 1 < n && changed(j + 1) && cr.sizes[j + 1].chosen == cr.sizes[i].chosen) ++j;
+    ranges += strprintf("%s%s-%s:%s", ranges.empty() ? "" : ",", fmt_size(lo_of(i)).c_str(), fmt_size(hi_of(j)).c_str(),
+                        select::algorithms()[static_cast<size_t>(cr.sizes[i].chosen)].name);
+    i = j + 1;
   }
-  return out + line + "\n";
+  if (ranges.empty()) return out + "#   no rule: no challenger beat the built-in choice at a size measured\n";
+  // Host rules leave device calls on one node to the device engine first
+  // (it agrees with the other ranks whether every buffer qualifies).
+  std::string line = std::string(cname) + quals + (cr.device ? "/cuda" : "") + ":";
+  if (!cr.device && one_node && has_engine(cr.coll)) line += "0-inf:engine,";
+  return out + line + ranges + "\n";
 }
 
 // Replace the section of `key` in `old` (sections start at "# duct-tune
