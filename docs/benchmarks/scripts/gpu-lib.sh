@@ -53,20 +53,46 @@ mps_on() {
   if nvidia-cuda-mps-control -d; then echo "MPS daemon started"; MR="$MR0 -x CUDA_MPS_PIPE_DIRECTORY"; return 0; fi
   echo "MPS: cannot start the control daemon"; unset CUDA_MPS_PIPE_DIRECTORY; return 1
 }
+# ddp TIMEOUT: checklist row 3, examples/ddp_bench.py on CUDA tensors at
+# 2 ranks under MPS, DDP on gloo beside DDP on duct (python/duct from the
+# working tree, libduct from $BIN).
+ddp() {
+  rm -rf /tmp/pyduct; mkdir -p /tmp/pyduct/duct; cp python/duct/*.py /tmp/pyduct/duct/
+  echo "LIBDUCT = '$BIN/lib/libduct.so.0.1.0'" > /tmp/pyduct/duct/_config.py
+  mps_on; PYTHONPATH=/tmp/pyduct timeout "$1" $MR -np 2 -x PYTHONPATH python3 examples/ddp_bench.py --device cuda --steps 10 2>&1 | tail -25
+  mps_off
+}
 mps_off() { echo quit | nvidia-cuda-mps-control 2>/dev/null; sleep 1; unset CUDA_MPS_PIPE_DIRECTORY; MR=$MR0; }
 
 # -- row 7: the emulated cluster on this machine, device buffers (Debian's UCX: staged)
-# CT, CB: timeouts (s) of its tests/gpu runs and its duct-bench runs; CF: duct-bench's size factor
-cluster() {
-  local CT=${CT:-90} CB=${CB:-90} CF=${CF:-8}
+# cluster_up [RAILS]: the emulated cluster (2 nodes, RAILS links at 1 Gbit/s
+# each, default 2) on this machine; sets args (mpirun's options for it).
+# cluster_down: takes it down.
+cluster_up() {
+  plm_saved=${OMPI_MCA_plm-}
+  # activate.sh sets OMPI_MCA_plm=isolated (one node, no remote launch); the
+  # cluster's nodes are launched through netns-rsh.
+  unset OMPI_MCA_plm
   command -v ip >/dev/null || { mkdir -p /opt/net; for f in "$deps"/net/*.deb; do dpkg -x "$f" /opt/net; done
     export PATH=$PATH:/opt/net/bin:/opt/net/sbin:/opt/net/usr/bin:/opt/net/usr/sbin
     export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}:/opt/net/lib/x86_64-linux-gnu:/opt/net/usr/lib/x86_64-linux-gnu; }
   command -v ip unshare tc
-  ip netns add duct-probe && ip netns del duct-probe || { echo "no network namespaces here"; return; }
+  ip netns add duct-probe && ip netns del duct-probe || { echo "no network namespaces here"; return 1; }
   export NETNS_CLUSTER_ID=41
-  mpi_launch_scripts/netns-cluster.sh --rails 2 --rate 1gbit up 2 || { echo "cluster up failed"; return; }
+  mpi_launch_scripts/netns-cluster.sh --rails "${1:-2}" --rate 1gbit up 2 || { echo "cluster up failed"; return 1; }
   eval "args=($(mpi_launch_scripts/netns-cluster.sh args))"
+}
+cluster_down() {
+  mpi_launch_scripts/netns-cluster.sh down
+  [ -z "${plm_saved:-}" ] || export OMPI_MCA_plm=$plm_saved
+}
+
+# cluster: tests/gpu and allreduce on device buffers on the emulated 2 x 2
+# cluster, Debian's UCX, then the CUDA-aware one (gpu-bin.sh WITH_UCX_CUDA=1).
+# CT, CB: timeouts (s) of its tests/gpu runs and its duct-bench runs; CF: duct-bench's size factor
+cluster() {
+  local CT=${CT:-90} CB=${CB:-90} CF=${CF:-8}
+  cluster_up || return
   local s=$(date +%s)
   TEST_WATCHDOG_S=$(( CT - 10 )) timeout "$CT" mpirun "${args[@]}" -x OMPI_MCA_op -x TEST_WATCHDOG_S -np 4 -npernode 2 "$T" "~[stream]" \
     > "$logs/gpu-cluster-2x2.log" 2>&1
@@ -89,5 +115,5 @@ cluster() {
       LD_LIBRARY_PATH=$lp timeout "$CB" mpirun "${args[@]}" -x LD_LIBRARY_PATH -x OMPI_MCA_op -np 4 -npernode 2 \
         "$u/apps/duct-bench" -d cuda -b 8 -e 64M -f "$CF" -n 3 -w 1 2>&1 | grep -v '^#  '
   fi
-  mpi_launch_scripts/netns-cluster.sh down
+  cluster_down
 }

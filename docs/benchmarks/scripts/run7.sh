@@ -73,10 +73,6 @@ step 70 "row 2: bench_stream_gpu.sh 2" && BUILD=$BIN timeout $([ "$plan" = 2026-
 mps_off
 step 60 "row 7: emulated cluster with the GPU" && cluster
 # -- row 3: Python on CUDA tensors (torch DDP beside gloo)
-step 45 "row 3: examples/ddp_bench.py --device cuda, 2 ranks, MPS" && {
-  rm -rf /tmp/pyduct; mkdir -p /tmp/pyduct/duct; cp python/duct/*.py /tmp/pyduct/duct/
-  echo "LIBDUCT = '$BIN/lib/libduct.so.0.1.0'" > /tmp/pyduct/duct/_config.py
-  mps_on; PYTHONPATH=/tmp/pyduct timeout 60 $MR -np 2 -x PYTHONPATH python3 examples/ddp_bench.py --device cuda --steps 10 2>&1 | tail -25
-  mps_off; }
+step 45 "row 3: examples/ddp_bench.py --device cuda, 2 ranks, MPS" && ddp 60
 echo "total $(( $(date +%s) - t0 )) s"
 tar -C "$out" -czf "$out/logs.tgz" logs && rm -rf "$logs"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run8.sh: the device-tool call of 2026-11-27 (one machine start, about
+# run8.sh: the device-tool call of 2026-11-26 (the second that day) (one machine start, about
 # 9 minutes of commands), in the order of what has never run on a GPU:
 #   1. checklist row 1, the device code since the H200 run of 2026-11-26:
 #      the collective suite on device buffers (tests/gpu ~[stream]), the
@@ -57,10 +57,6 @@ if mps_on; then
   mps_off
 fi
 step 60 "row 1: collective suite, np=2, without MPS" && gpu_tests nomps 2 auto 60
-step 45 "row 3: examples/ddp_bench.py --device cuda, 2 ranks, MPS" && {
-  rm -rf /tmp/pyduct; mkdir -p /tmp/pyduct/duct; cp python/duct/*.py /tmp/pyduct/duct/
-  echo "LIBDUCT = '$BIN/lib/libduct.so.0.1.0'" > /tmp/pyduct/duct/_config.py
-  mps_on; PYTHONPATH=/tmp/pyduct timeout 40 $MR -np 2 -x PYTHONPATH python3 examples/ddp_bench.py --device cuda --steps 10 2>&1 | tail -25
-  mps_off; }
+step 45 "row 3: examples/ddp_bench.py --device cuda, 2 ranks, MPS" && ddp 40
 echo "total $(( $(date +%s) - t0 )) s"
 tar -C "$out" -czf "$out/logs.tgz" logs && rm -rf "$logs"

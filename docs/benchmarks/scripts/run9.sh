@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# run9.sh: the next device-tool call (prepared 2026-11-26, after run8*.sh):
+#   1. the device-buffer suites that the MPI_LONG_DOUBLE_INT heap overrun
+#      cut short on 2026-11-26 (fixed since): [datatype] at np 1, the
+#      collective suite at np 2 and 4 (MPS), np 2 over ucx, np 2 without MPS;
+#   2. the emulated-cluster hang on device buffers (2 nodes x 2 ranks, every
+#      rank in its first 64 KiB allreduce for 65 s, both UCX builds): each
+#      algorithm forced at one size, with DUCT_TIMEOUT=15 so that duct's
+#      error names what each rank waited for, and DUCT_LOG=info; then the
+#      cluster's full step (tests/gpu and the allreduce table);
+#   3. duct-tune --quick at 2 ranks on 16 cores and --verify of each file.
+# From the project root on the GPU machine, after scripts/gpu-bin.sh here
+# (WITH_UCX_CUDA=1) and ../shared/gpu-evidence/prepare.sh:
+#   BUDGET=540 bash docs/benchmarks/scripts/run9.sh   (carry .gpu-deps .gpu-bin; timeout_s 590)
+RUN=run9 source "$(dirname "${BASH_SOURCE[0]}")/gpu-lib.sh"
+
+if mps_on; then
+  step 30 "[datatype] np=1, MPS" && gpu_tests mps-dt 1 auto 30 "[datatype]"
+  step 60 "collective suite on device buffers, np=2, MPS" && gpu_tests mps 2 auto 60
+  step 60 "collective suite on device buffers, np=4, MPS" && gpu_tests mps 4 auto 60
+  step 60 "collective suite, np=2, ucx, MPS" && gpu_tests mps 2 ucx 60
+  mps_off
+fi
+
+# One forced algorithm at one size on the cluster: duct's own timeout error
+# (the wait it was in, per rank) instead of the test's watchdog.
+diag() {  # label npernode env... -- duct-bench args...
+  local label=$1 ppn=$2 s=$(date +%s) envs=()
+  shift 2
+  while [ "$1" != -- ]; do envs+=(-x "$1"); shift; done; shift
+  DUCT_TIMEOUT=15 DUCT_LOG=info timeout 45 mpirun "${args[@]}" -x OMPI_MCA_op -x DUCT_TIMEOUT -x DUCT_LOG "${envs[@]}" \
+    -np $(( 2 * ppn )) -npernode "$ppn" "$B" -d cuda -n 2 -w 1 -m 0 "$@" > "$logs/diag-$label.log" 2>&1
+  echo "diag $label: rc=$? $(( $(date +%s) - s )) s"
+  strip "$logs/diag-$label.log" | grep -E "^ +[0-9]|error|timed out|TIMEOUT|waiting|because" | cut -c1-300 | head -12
+}
+step 90 "cluster hang on device buffers: which level" && cluster_up && {
+  diag ring-64k 2 -- -A ring -b 64K -e 64K
+  diag hier-8 2 -- -A hierarchical -b 8 -e 8
+  diag split-64k 2 -- -A split_rail -b 64K -e 64K
+  diag split-64k-ucx 2 DUCT_CHANNEL=ucx -- -A split_rail -b 64K -e 64K
+  diag ring-64k-1ppn 1 -- -A ring -b 64K -e 64K
+  cluster_down; }
+step 100 "row 7 / issue 25: emulated cluster with the GPU" && CT=60 CB=40 CF=64 cluster
+
+TUNE=$BIN/apps/duct-tune; BIND="--map-by hwthread --bind-to hwthread"
+step 60 "issue 27: duct-tune --quick, 2 ranks, host buffers" && {
+  s=$(date +%s); r=$out/tune-np2.rules
+  timeout 60 $MR0 $BIND -np 2 "$TUNE" --quick -d host -o "$r" > "$logs/tune-np2.log" 2>&1
+  echo "duct-tune --quick np=2: rc=$? $(( $(date +%s) - s )) s"; tail -2 "$logs/tune-np2.log"
+  step 40 "verify np=2" && { timeout 45 $MR0 $BIND -np 2 "$TUNE" --verify "$r" -d host > "$logs/verify-np2.log" 2>&1
+    echo "verify rc=$?"; grep -E '\*$|worst' "$logs/verify-np2.log"; }; }
+step 60 "collective suite, np=2, without MPS" && gpu_tests nomps 2 auto 60
+echo "total $(( $(date +%s) - t0 )) s"
+tar -C "$out" -czf "$out/logs.tgz" logs && rm -rf "$logs"
