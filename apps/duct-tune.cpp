@@ -827,16 +827,20 @@ std::size_t boundary(std::size_t a, std::size_t b) {
 
 bool has_engine(Coll c) { return select::find_algo(c, "engine") >= 0; }
 
-// The rule line speaks only for the sizes where a challenger won, each up
-// to the boundaries with its measured neighbours (half a grid step, factor
-// f, to either side; from 0 when the grid starts at the smallest size, -b 8
-// or less; up to half a step above the largest size measured; a barrier
-// has no size: 0-inf). Everywhere else the built-in rules decide, as they
-// did where they were measured: between two sizes where the built-in
-// choice won, its own crossover stands (a boundary drawn halfway between
-// them instead made allreduce at 8 KiB on 8 ranks 2.6x slower on a
-// 16-core node, docs/benchmarks/2026-11-26-gpu-run8-h200.md). No size
-// changed: no rule line.
+// The rule line speaks only for the sizes where a challenger won. A run of
+// neighbouring sizes won by the same algorithm spans the sizes between
+// them; where a neighbour was won by another challenger the two meet at
+// the geometric mean; toward a neighbour where the built-in choice held
+// (or beyond the grid) a range reaches from the size it won at to the next
+// power of two above it, no further: where the crossover lies between two
+// measured sizes is not known, and the built-in rules, which won at the
+// neighbour, decide there. (Ranges that reached halfway to such a neighbour
+// lost at the midpoint in --verify: allgatherv at 8 KiB on 4 ranks here,
+// 0.80, from a win at 32 KiB; and where both neighbours had kept the
+// built-in choice, a halfway boundary moved the built-in crossover itself:
+// allreduce 8 KiB on 8 ranks 2.6x slower on a 16-core node,
+// docs/benchmarks/2026-11-26-gpu-run8-h200.md.) A barrier has no size
+// (0-inf). No size changed: no rule line.
 std::string rule_text(const CollResult& cr, const std::string& quals, bool one_node, const Options& o) {
   std::string out;
   const char* cname = select::coll_name(cr.coll);
@@ -853,21 +857,26 @@ std::string rule_text(const CollResult& cr, const std::string& quals, bool one_n
   }
   for (const std::string& s : cr.skipped) out += "#   cannot serve this shape: " + s + "\n";
   const bool sized = cr.coll != Coll::barrier;
-  const auto step = [&o](std::size_t b, bool up) {
-    const double x = up ? static_cast<double>(b) * o.factor : static_cast<double>(b) / o.factor;
-    return static_cast<std::size_t>(std::max(1.0, x));
-  };
   const std::size_t n = cr.sizes.size();
   const auto query = [&cr](std::size_t i) { return cr.sizes[i].query; };
-  const auto lo_of = [&](std::size_t i) -> std::size_t {
-    if (i > 0) return boundary(query(i - 1), query(i));
-    return !sized || o.min_bytes <= 8 ? 0 : boundary(step(query(0), false), query(0));
-  };
-  const auto hi_of = [&](std::size_t i) -> std::size_t {
-    if (i + 1 < n) return boundary(query(i), query(i + 1));
-    return sized ? boundary(query(i), step(query(i), true)) : SIZE_MAX;
-  };
   const auto changed = [&cr](std::size_t i) { return cr.sizes[i].chosen != cr.sizes[i].builtin; };
+  // From the run's first size i: the mean with a neighbour another
+  // challenger won, else the size itself (0 for the grid's first size when
+  // the grid starts at 8 B or less).
+  const auto lo_of = [&](std::size_t i) -> std::size_t {
+    if (!sized) return 0;
+    if (i > 0 && changed(i - 1)) return boundary(query(i - 1), query(i));
+    return i == 0 && o.min_bytes <= 8 ? 0 : query(i);
+  };
+  // To the run's last size j: the mean with a neighbour another challenger
+  // won, else the next power of two above it.
+  const auto hi_of = [&](std::size_t j) -> std::size_t {
+    if (!sized) return SIZE_MAX;
+    if (j + 1 < n && changed(j + 1)) return boundary(query(j), query(j + 1));
+    std::size_t p = 1;
+    while (p <= query(j)) p <<= 1;
+    return p;
+  };
   std::string ranges;
   for (std::size_t i = 0; i < n;) {
     if (!changed(i)) {

@@ -30,8 +30,9 @@ fi
 # Every collective was measured (its comment block); it has a rule line
 # exactly when some size changed ("confirmed:" in its comments), and the
 # line speaks only for those sizes: within 0 (the grid starts at 8 B) and
-# half a step above the largest size measured (np 3: 32K of 8 B-64K by x8,
-# up to 64K; np 2: 256K of 8 B-1M, up to 512K); the barrier has no size.
+# the power of two above the largest size measured (np 3: 32K of 8 B-64K
+# by x8, up to 64K; np 2: 256K of 8 B-1M, up to 512K); the barrier has no
+# size.
 for n in 2 3; do
   top=$([ $n = 2 ] && echo 512K || echo 64K)
   section=$(awk -v k="# duct-tune shape: node n=$n" '/^# duct-tune shape: /{on = ($0 == k)} on' "$tmp/t.rules")
