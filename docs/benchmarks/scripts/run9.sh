@@ -29,16 +29,17 @@ diag() {  # label npernode env... -- duct-bench args...
   shift 2
   while [ "$1" != -- ]; do envs+=(-x "$1"); shift; done; shift
   DUCT_TIMEOUT=15 DUCT_LOG=info timeout 45 mpirun "${args[@]}" -x OMPI_MCA_op -x DUCT_TIMEOUT -x DUCT_LOG "${envs[@]}" \
-    -np $(( 2 * ppn )) -npernode "$ppn" "$B" -d cuda -n 2 -w 1 -m 0 "$@" > "$logs/diag-$label.log" 2>&1
+    -np $(( 2 * ppn )) -npernode "$ppn" "$B" -n 2 -w 1 -m 0 "$@" > "$logs/diag-$label.log" 2>&1
   echo "diag $label: rc=$? $(( $(date +%s) - s )) s"
   strip "$logs/diag-$label.log" | grep -E "^ +[0-9]|error|timed out|TIMEOUT|waiting|because" | cut -c1-300 | head -12
 }
 step 90 "cluster hang on device buffers: which level" && cluster_up && {
-  diag ring-64k 2 -- -A ring -b 64K -e 64K
-  diag hier-8 2 -- -A hierarchical -b 8 -e 8
-  diag split-64k 2 -- -A split_rail -b 64K -e 64K
-  diag split-64k-ucx 2 DUCT_CHANNEL=ucx -- -A split_rail -b 64K -e 64K
-  diag ring-64k-1ppn 1 -- -A ring -b 64K -e 64K
+  diag host-64k 2 -- -d host -b 64K -e 64K   # the control: host buffers on this machine's cluster
+  diag ring-64k 2 -- -d cuda -A ring -b 64K -e 64K
+  diag hier-8 2 -- -d cuda -A hierarchical -b 8 -e 8
+  diag split-64k 2 -- -d cuda -A split_rail -b 64K -e 64K
+  diag split-64k-ucx 2 DUCT_CHANNEL=ucx -- -d cuda -A split_rail -b 64K -e 64K
+  diag ring-64k-1ppn 1 -- -d cuda -A ring -b 64K -e 64K
   cluster_down; }
 step 100 "row 7 / issue 25: emulated cluster with the GPU" && CT=60 CB=40 CF=64 cluster
 
