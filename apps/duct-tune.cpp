@@ -56,6 +56,7 @@
 #include "core/config.hpp"
 #include "duct/duct.h"
 #include "memory/cuda.hpp"
+#include "select/ranges.hpp"
 #include "select/select.hpp"
 
 namespace {
@@ -815,32 +816,12 @@ void verify_coll(const Options& o, coll::Context* ctx, Coll c, const std::string
 
 // ---- rules ------------------------------------------------------------------
 
-// The boundary between two measured sizes a < b: their geometric mean,
-// rounded to a power of two above a (b itself on a grid of x2).
-std::size_t boundary(std::size_t a, std::size_t b) {
-  const double g = std::sqrt(static_cast<double>(std::max<std::size_t>(a, 1)) * static_cast<double>(b));
-  std::size_t p = 1;
-  while (static_cast<double>(p) * 1.5 < g) p <<= 1;
-  while (p <= a) p <<= 1;  // above a: the power of two nearest the mean, or b
-  return std::clamp(p, a + 1, b);
-}
-
 bool has_engine(Coll c) { return select::find_algo(c, "engine") >= 0; }
 
-// The rule line speaks only for the sizes where a challenger won. A run of
-// neighbouring sizes won by the same algorithm spans the sizes between
-// them; where a neighbour was won by another challenger the two meet at
-// the geometric mean; toward a neighbour where the built-in choice held
-// (or beyond the grid) a range reaches from the size it won at to the next
-// power of two above it, no further: where the crossover lies between two
-// measured sizes is not known, and the built-in rules, which won at the
-// neighbour, decide there. (Ranges that reached halfway to such a neighbour
-// lost at the midpoint in --verify: allgatherv at 8 KiB on 4 ranks here,
-// 0.80, from a win at 32 KiB; and where both neighbours had kept the
-// built-in choice, a halfway boundary moved the built-in crossover itself:
-// allreduce 8 KiB on 8 ranks 2.6x slower on a 16-core node,
-// docs/benchmarks/2026-11-26-gpu-run8-h200.md.) A barrier has no size
-// (0-inf). No size changed: no rule line.
+// The rule line speaks only for the sizes where a challenger won
+// (select::won_ranges says how far each reaches); the built-in rules decide
+// everywhere else. A barrier has no size (0-inf). No size changed: no rule
+// line.
 std::string rule_text(const CollResult& cr, const std::string& quals, bool one_node, const Options& o) {
   std::string out;
   const char* cname = select::coll_name(cr.coll);
@@ -856,39 +837,12 @@ std::string rule_text(const CollResult& cr, const std::string& quals, bool one_n
                      r.note.empty() ? "" : "; ", r.note.c_str());
   }
   for (const std::string& s : cr.skipped) out += "#   cannot serve this shape: " + s + "\n";
-  const bool sized = cr.coll != Coll::barrier;
-  const std::size_t n = cr.sizes.size();
-  const auto query = [&cr](std::size_t i) { return cr.sizes[i].query; };
-  const auto changed = [&cr](std::size_t i) { return cr.sizes[i].chosen != cr.sizes[i].builtin; };
-  // From the run's first size i: the mean with a neighbour another
-  // challenger won, else the size itself (0 for the grid's first size when
-  // the grid starts at 8 B or less).
-  const auto lo_of = [&](std::size_t i) -> std::size_t {
-    if (!sized) return 0;
-    if (i > 0 && changed(i - 1)) return boundary(query(i - 1), query(i));
-    return i == 0 && o.min_bytes <= 8 ? 0 : query(i);
-  };
-  // To the run's last size j: the mean with a neighbour another challenger
-  // won, else the next power of two above it.
-  const auto hi_of = [&](std::size_t j) -> std::size_t {
-    if (!sized) return SIZE_MAX;
-    if (j + 1 < n && changed(j + 1)) return boundary(query(j), query(j + 1));
-    std::size_t p = 1;
-    while (p <= query(j)) p <<= 1;
-    return p;
-  };
+  std::vector<select::TunedSize> measured;
+  for (const SizeResult& r : cr.sizes) measured.push_back({r.query, r.chosen, r.builtin});
   std::string ranges;
-  for (std::size_t i = 0; i < n;) {
-    if (!changed(i)) {
-      ++i;
-      continue;
-    }
-    std::size_t j = i;
-    while (j + 1 < n && changed(j + 1) && cr.sizes[j + 1].chosen == cr.sizes[i].chosen) ++j;
-    ranges += strprintf("%s%s-%s:%s", ranges.empty() ? "" : ",", fmt_size(lo_of(i)).c_str(), fmt_size(hi_of(j)).c_str(),
-                        select::algorithms()[static_cast<size_t>(cr.sizes[i].chosen)].name);
-    i = j + 1;
-  }
+  for (const select::TunedRange& g : select::won_ranges(measured, cr.coll != Coll::barrier, o.min_bytes <= 8))
+    ranges += strprintf("%s%s-%s:%s", ranges.empty() ? "" : ",", fmt_size(g.lo).c_str(), fmt_size(g.hi).c_str(),
+                        select::algorithms()[static_cast<size_t>(g.algo)].name);
   if (ranges.empty()) return out + "#   no rule: no challenger beat the built-in choice at a size measured\n";
   // Host rules leave device calls on one node to the device engine first
   // (it agrees with the other ranks whether every buffer qualifies).

@@ -2,8 +2,11 @@
 // of the three sources (DUCT_TUNE, the rules file, the built-in rules).
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
+#include "select/ranges.hpp"
 #include "select/select.hpp"
 
 using namespace duct::select;
@@ -92,4 +95,44 @@ TEST_CASE("the rules file goes before the built-in rules; DUCT_TUNE replaces bot
   // describe() marks where rules came from.
   CHECK(filed.describe().find("ring{file}") != std::string::npos);
   CHECK(tuned.describe().find("rabenseifner{DUCT_TUNE}") != std::string::npos);
+}
+
+// duct-tune's ranges (select/ranges.hpp): only where a challenger won.
+TEST_CASE("duct-tune rules claim only the sizes a challenger won", "[select][tune]") {
+  const int shm = 1, ring = 2, rab = 3, bin = 4;
+  auto ranges = [](const std::vector<TunedSize>& s, bool sized = true, bool from_zero = true) {
+    return won_ranges(s, sized, from_zero);
+  };
+  auto same = [](const std::vector<TunedRange>& got, const std::vector<TunedRange>& want) {
+    bool ok = got.size() == want.size();
+    for (std::size_t i = 0; ok && i < got.size(); ++i)
+      ok = got[i].lo == want[i].lo && got[i].hi == want[i].hi && got[i].algo == want[i].algo;
+    return ok;
+  };
+  // Nothing won: no ranges, also where the built-in choice changes between
+  // two measured sizes (the 8-rank allreduce of 2026-11-26: shm at 4 KiB,
+  // ring at 32 KiB, both built-in; its crossover at 16 KiB must stay).
+  CHECK(ranges({{8, shm, shm}, {4096, shm, shm}, {32768, ring, ring}, {262144, ring, ring}}).empty());
+  // One win between sizes where the built-in choice held: from the size to
+  // the next power of two, no further toward either neighbour.
+  CHECK(same(ranges({{4096, bin, bin}, {32768, ring, bin}, {262144, bin, bin}}), {{32768, 65536, ring}}));
+  // A non-power-of-two size: up to the power of two above it.
+  CHECK(same(ranges({{8, shm, shm}, {3000, ring, shm}, {24000, shm, shm}}), {{3000, 4096, ring}}));
+  // A run won by one algorithm spans the sizes between its ends.
+  CHECK(same(ranges({{8, shm, shm}, {64, bin, shm}, {512, bin, shm}, {4096, shm, shm}}), {{64, 1024, bin}}));
+  // Two challengers side by side meet at the geometric mean (a power of two).
+  CHECK(same(ranges({{4096, shm, shm}, {32768, rab, ring}, {262144, shm, ring}, {2097152, ring, ring}}),
+             {{32768, 65536, rab}, {65536, 524288, shm}}));
+  // The grid's first size from 0 when the grid starts at the smallest size;
+  // else from the size itself. The last size: to the power of two above it.
+  CHECK(same(ranges({{8, bin, shm}, {64, shm, shm}}), {{0, 16, bin}}));
+  CHECK(same(ranges({{8, bin, shm}, {64, shm, shm}}, true, false), {{8, 16, bin}}));
+  CHECK(same(ranges({{8, shm, shm}, {1048576, ring, shm}}), {{1048576, 2097152, ring}}));
+  // A barrier (no size): one range, every size.
+  CHECK(same(ranges({{0, shm, bin}}, false), {{0, SIZE_MAX, shm}}));
+  CHECK(ranges({{0, shm, shm}}, false).empty());
+  // Boundaries: above a, at most b, a power of two near the geometric mean.
+  CHECK(tune_boundary(4096, 32768) == 8192);
+  CHECK(tune_boundary(32768, 65536) == 65536);
+  CHECK(tune_boundary(1, 2) == 2);
 }
