@@ -40,6 +40,9 @@ step 90 "cluster hang on device buffers: which level" && cluster_up && {
   diag split-64k 2 -- -d cuda -A split_rail -b 64K -e 64K
   diag split-64k-ucx 2 DUCT_CHANNEL=ucx -- -d cuda -A split_rail -b 64K -e 64K
   diag ring-64k-1ppn 1 -- -d cuda -A ring -b 64K -e 64K
+  # Under MPS (the ranks' kernels and copies may then run at once; /tmp,
+  # where its pipe is, is shared with the namespaces).
+  mps_on && { diag split-64k-mps 2 CUDA_MPS_PIPE_DIRECTORY=/tmp/mps -- -d cuda -A split_rail -b 64K -e 64K; mps_off; }
   cluster_down; }
 step 100 "row 7 / issue 25: emulated cluster with the GPU" && CT=60 CB=40 CF=64 cluster
 
