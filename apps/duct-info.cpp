@@ -337,7 +337,8 @@ int print_types() {
   std::printf("# Reductions (allreduce, reduce, reduce_scatter[_block]) by datatype and op, as this build and this\n"
               "# MPI library's datatype layouts give them:\n"
               "#   D  native on host and device buffers (device kernels%s)\n"
-              "#   H  native; device buffers are reduced on host copies (no device kernel: long double)\n"
+              "#   H  native; device buffers are reduced on host copies (no device kernel: long double; or the\n"
+              "#      element ends in padding that lies past a buffer's end: MPI_DOUBLE_INT, MPI_LONG_INT)\n"
               "#   M  served by the MPI library (device buffers staged through host): the note says why\n"
               "#   .  not defined by MPI-4.0 for this datatype: an MPI_ERR_OP-class error (duct's or MPI's)\n"
               "# Other ops (user ops, MPI_REPLACE) and derived datatypes: M. Intercommunicators: M.\n",
@@ -363,7 +364,7 @@ int print_types() {
       } else if (!reduce::supported(d.elem, op)) {
         c = 'M';
       } else {
-        c = host_only(d.elem) ? 'H' : 'D';
+        c = host_only(d.elem) || tail_padded(d.elem) ? 'H' : 'D';
       }
       std::printf(" %-6c", c);
     }

@@ -96,8 +96,8 @@ MPI_Datatype make_half(MPI_Datatype* slot, const char* name) {
 //  - Fortran's types, mapped by the sizes MPI gives them (MPI_INTEGER is 8
 //    bytes under -fdefault-integer-8, MPI_2REAL 16 under -fdefault-real-8);
 //  - the C complex, long double and pair types, whose elements must have the
-//    size and extent (padding included) of duct's element, so that a count
-//    of them is a count of duct's elements.
+//    size, extent (padding included) and true extent of duct's element, so
+//    that a count of them is a count of duct's elements.
 // `elem` stays count_ where MPI's layout is not one duct has a kernel for
 // (MPI reduces that type).
 enum class Sized : std::uint8_t { fixed, integer, real, complex, logical, pair_real, pair_integer };
@@ -165,13 +165,16 @@ Elem by_size(Sized by, int size) {
 // The element of `r` if MPI lays it out as duct's element, else count_.
 Elem resolve(const LateRow& r) {
   int size = 0;
-  MPI_Aint lb = 0, extent = 0;
+  MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
   if (r.type == MPI_DATATYPE_NULL || PMPI_Type_size(r.type, &size) != MPI_SUCCESS ||
-      PMPI_Type_get_extent(r.type, &lb, &extent) != MPI_SUCCESS)
+      PMPI_Type_get_extent(r.type, &lb, &extent) != MPI_SUCCESS ||
+      PMPI_Type_get_true_extent(r.type, &tlb, &textent) != MPI_SUCCESS)
     return Elem::count_;
   const Elem e = r.by == Sized::fixed ? r.elem : by_size(r.by, size);
+  // The true extent too: capi's type_info answers it from the table
+  // (elem_true_extent) without asking MPI.
   if (e == Elem::count_ || lb != 0 || static_cast<size_t>(extent) != elem_size(e) ||
-      static_cast<size_t>(size) != elem_data_size(e))
+      static_cast<size_t>(size) != elem_data_size(e) || tlb != 0 || static_cast<size_t>(textent) != elem_true_extent(e))
     return Elem::count_;
   return e;
 }
