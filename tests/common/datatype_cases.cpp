@@ -161,7 +161,7 @@ void run_case(const char* tname, MPI_Datatype dt, const TOp& o, Coll c, std::siz
   Buf recv(rbytes + 2 * guard, suite_kind());
   if (total) send.upload(input.data());
   std::vector<unsigned char> staged(rbytes + 2 * guard, 0xa5);
-  if (in_place) std::memcpy(staged.data() + guard, input.data(), rbytes);
+  if (in_place && rbytes) std::memcpy(staged.data() + guard, input.data(), rbytes);
   recv.upload(staged.data());
   void* rb = static_cast<char*>(recv.data()) + guard;
   const void* sb = in_place ? MPI_IN_PLACE : send.data();
@@ -510,6 +510,27 @@ void padded_pairs(const char* tname, MPI_Datatype dt, std::size_t c, MPI_Comm co
     MPI_Alltoall(all.data(), static_cast<int>(c), dt, ref.data(), static_cast<int>(c), dt, comm);
     check("DUCT_Alltoall", *a, ref);
   }
+  // Host memory of exactly the span, no guard after it: under the
+  // sanitizer suite's ASan (asan-mpi-np3) a load past the end fails too,
+  // which the guard bytes above cannot show. The results were checked above.
+  if (suite_kind() != MemKind::host) return;
+  std::vector<std::unique_ptr<unsigned char[]>> held;
+  auto exact = [&](std::size_t cnt) {
+    held.push_back(std::make_unique<unsigned char[]>(std::max<std::size_t>(pp.span(cnt), 1)));
+    std::memset(held.back().get(), 0, pp.span(cnt));
+    return held.back().get();
+  };
+  const int ic = static_cast<int>(c);
+  unsigned char *s1 = exact(c), *r1 = exact(c), *sn = exact(c * un), *rn = exact(c * un);
+  CHECK(DUCT_Allreduce(s1, r1, ic, dt, MPI_MINLOC, comm) == MPI_SUCCESS);
+  CHECK(DUCT_Allreduce(MPI_IN_PLACE, r1, ic, dt, MPI_MAXLOC, comm) == MPI_SUCCESS);
+  CHECK(DUCT_Reduce(s1, r1, ic, dt, MPI_MINLOC, 0, comm) == MPI_SUCCESS);
+  CHECK(DUCT_Reduce_scatter_block(sn, r1, ic, dt, MPI_MINLOC, comm) == MPI_SUCCESS);
+  CHECK(DUCT_Bcast(r1, ic, dt, 0, comm) == MPI_SUCCESS);
+  CHECK(DUCT_Allgather(s1, ic, dt, rn, ic, dt, comm) == MPI_SUCCESS);
+  CHECK(DUCT_Gather(s1, ic, dt, rn, ic, dt, 0, comm) == MPI_SUCCESS);
+  CHECK(DUCT_Scatter(sn, ic, dt, r1, ic, dt, 0, comm) == MPI_SUCCESS);
+  CHECK(DUCT_Alltoall(sn, ic, dt, rn, ic, dt, comm) == MPI_SUCCESS);
 }
 
 }  // namespace
