@@ -51,6 +51,13 @@ Status count_bytes(MPI_Count count, const DType& d, const char* name, std::size_
   return mul_bytes(count, elem_size(d.elem), name, bytes);
 }
 
+// The bytes that `bytes` worth of whole elements span in a caller's
+// buffer: the last element's trailing padding (tail_padded types) is not
+// the caller's, so two buffers may meet inside it.
+std::size_t span_bytes(std::size_t bytes, const DType& d) {
+  return bytes ? bytes - (elem_size(d.elem) - elem_true_extent(d.elem)) : 0;
+}
+
 // Host copies of device buffers around a PMPI call.
 struct Fallback {
   Staged send, recv;
@@ -204,7 +211,7 @@ int allreduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count co
     if (!(st = check_buffer(recvbuf, "recvbuf", count, false)) || !(st = check_buffer(sendbuf, "sendbuf", count, true)))
       return e.fail(st);
     const bool in_place = sendbuf == MPI_IN_PLACE;
-    if (!in_place && overlaps(sendbuf, bytes, recvbuf, bytes))
+    if (!in_place && overlaps(sendbuf, span_bytes(bytes, red.dt), recvbuf, span_bytes(bytes, red.dt)))
       return e.fail(make_error(Errc::overlap, "sendbuf = %p and recvbuf = %p overlap (%zu bytes each); use MPI_IN_PLACE",
                                sendbuf, recvbuf, bytes));
     Fallback staged_local;
@@ -277,7 +284,7 @@ int reduce(const char* call, const void* sendbuf, void* recvbuf, MPI_Count count
     const bool in_place = sendbuf == MPI_IN_PLACE;
     if (!(st = check_buffer(sendbuf, "sendbuf", count, true))) return e.fail(st);
     if (is_root && !(st = check_buffer(recvbuf, "recvbuf", count, false))) return e.fail(st);
-    if (is_root && !in_place && overlaps(sendbuf, bytes, recvbuf, bytes))
+    if (is_root && !in_place && overlaps(sendbuf, span_bytes(bytes, red.dt), recvbuf, span_bytes(bytes, red.dt)))
       return e.fail(make_error(Errc::overlap, "sendbuf = %p and recvbuf = %p overlap at the root; use MPI_IN_PLACE",
                                sendbuf, recvbuf));
     Fallback staged_local;
@@ -376,7 +383,7 @@ int reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, MPI_Cou
     const bool in_place = sendbuf == MPI_IN_PLACE;
     if (!(st = check_buffer(sendbuf, "sendbuf", total, true))) return e.fail(st);
     if (!(st = check_buffer(recvbuf, "recvbuf", in_place ? total : mine, false))) return e.fail(st);
-    if (!in_place && overlaps(sendbuf, bytes, recvbuf, mine_bytes))
+    if (!in_place && overlaps(sendbuf, span_bytes(bytes, red.dt), recvbuf, span_bytes(mine_bytes, red.dt)))
       return e.fail(make_error(Errc::overlap, "sendbuf = %p and recvbuf = %p overlap; use MPI_IN_PLACE", sendbuf, recvbuf));
     Fallback staged_local;
     if (!(st = host_copies(e, staged_local, red, &sendbuf, total, &recvbuf, in_place ? total : mine, dt)))

@@ -531,6 +531,13 @@ void padded_pairs(const char* tname, MPI_Datatype dt, std::size_t c, MPI_Comm co
   CHECK(DUCT_Gather(s1, ic, dt, rn, ic, dt, 0, comm) == MPI_SUCCESS);
   CHECK(DUCT_Scatter(sn, ic, dt, r1, ic, dt, 0, comm) == MPI_SUCCESS);
   CHECK(DUCT_Alltoall(sn, ic, dt, rn, ic, dt, comm) == MPI_SUCCESS);
+  // Buffers that meet where the first one's data ends (inside its last
+  // element's padding) do not overlap.
+  unsigned char* two = exact(2 * c);
+  const std::size_t at = pp.span(c);
+  std::memset(two + at, 0, pp.span(2 * c) - at);
+  CHECK(DUCT_Allreduce(two, two + at, ic, dt, MPI_MINLOC, comm) == MPI_SUCCESS);
+  CHECK(DUCT_Reduce(two, two + at, ic, dt, MPI_MINLOC, 0, comm) == MPI_SUCCESS);
 }
 
 }  // namespace
