@@ -185,7 +185,7 @@ void note_fallback(const char* call, const std::string& reason) {
 
 Staged::~Staged() { std::free(storage); }
 
-Status stage_in(const void* dev, MPI_Count count, MPI_Datatype dt, bool copy, Staged* out, bool device) {
+Status stage_in(const void* buf, MPI_Count count, MPI_Datatype dt, bool copy, Staged* out, bool device) {
   MPI_Count lb = 0, extent = 0, true_lb = 0, true_extent = 0;
   if (MPI_Type_get_extent_x(dt, &lb, &extent) != MPI_SUCCESS ||
       MPI_Type_get_true_extent_x(dt, &true_lb, &true_extent) != MPI_SUCCESS)
@@ -201,7 +201,7 @@ Status stage_in(const void* dev, MPI_Count count, MPI_Datatype dt, bool copy, St
   // duct's reductions on the copy store whole elements (elem_size), the
   // last one's padding too (MPI_LONG_DOUBLE_INT: 32 bytes, of which the
   // type's data is 20), so the copy holds `count` whole elements; only the
-  // span goes to and from the device.
+  // span goes to and from the caller's buffer.
   const MPI_Count whole = count * extent - true_lb;
   const std::size_t bytes = std::max(out->span, whole > 0 ? static_cast<std::size_t>(whole) : std::size_t{0});
   out->storage = std::malloc(bytes ? bytes : 1);
@@ -209,14 +209,14 @@ Status stage_in(const void* dev, MPI_Count count, MPI_Datatype dt, bool copy, St
   out->host = static_cast<char*>(out->storage) - out->lb;
   out->device = device;
   if (!copy) return Status::ok();
-  if (!device) return std::memcpy(out->storage, static_cast<const char*>(dev) + out->lb, out->span), Status::ok();
-  return memory::cuda::copy(out->storage, static_cast<const char*>(dev) + out->lb, out->span);
+  if (!device) return std::memcpy(out->storage, static_cast<const char*>(buf) + out->lb, out->span), Status::ok();
+  return memory::cuda::copy(out->storage, static_cast<const char*>(buf) + out->lb, out->span);
 }
 
-Status stage_out(void* dev, const Staged& s) {
+Status stage_out(void* buf, const Staged& s) {
   if (!s.storage) return Status::ok();
-  if (!s.device) return std::memcpy(static_cast<char*>(dev) + s.lb, s.storage, s.span), Status::ok();
-  return memory::cuda::copy(static_cast<char*>(dev) + s.lb, s.storage, s.span);
+  if (!s.device) return std::memcpy(static_cast<char*>(buf) + s.lb, s.storage, s.span), Status::ok();
+  return memory::cuda::copy(static_cast<char*>(buf) + s.lb, s.storage, s.span);
 }
 
 }  // namespace duct::capi

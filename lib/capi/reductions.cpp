@@ -58,7 +58,8 @@ std::size_t span_bytes(std::size_t bytes, const DType& d) {
   return bytes ? bytes - (elem_size(d.elem) - elem_true_extent(d.elem)) : 0;
 }
 
-// Host copies of device buffers around a PMPI call.
+// Host copies of a reduction's buffers: of device ones around a PMPI call or
+// duct's own collective, and with `host_too` of host ones (whole elements).
 struct Fallback {
   Staged send, recv;
   const void* s = nullptr;
