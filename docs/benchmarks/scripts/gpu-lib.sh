@@ -53,6 +53,21 @@ mps_on() {
   if nvidia-cuda-mps-control -d; then echo "MPS daemon started"; MR="$MR0 -x CUDA_MPS_PIPE_DIRECTORY"; return 0; fi
   echo "MPS: cannot start the control daemon"; unset CUDA_MPS_PIPE_DIRECTORY; return 1
 }
+# tune NP [QUICK_S VERIFY_S]: duct-tune --quick on host buffers at NP ranks,
+# one hardware thread each (so no placements), rules into $out/tune-npNP.rules,
+# then its --verify (if 40 s of the budget are left); timeouts default
+# 150 and 90 s.
+TUNE=$BIN/apps/duct-tune
+BIND="--map-by hwthread --bind-to hwthread"
+tune() {
+  local s=$(date +%s) r=$out/tune-np$1.rules
+  timeout "${2:-150}" $MR0 $BIND -np "$1" "$TUNE" --quick -d host -o "$r" > "$logs/tune-np$1.log" 2>&1
+  echo "duct-tune --quick np=$1: rc=$? $(( $(date +%s) - s )) s"; grep -v '^#  ' "$logs/tune-np$1.log" | tail -15
+  step 40 "duct-tune --verify np=$1" && { s=$(date +%s)
+    timeout "${3:-90}" $MR0 $BIND -np "$1" "$TUNE" --verify "$r" -d host > "$logs/verify-np$1.log" 2>&1
+    echo "duct-tune --verify np=$1: rc=$? $(( $(date +%s) - s )) s"; tail -25 "$logs/verify-np$1.log"; }
+}
+
 # ddp TIMEOUT: checklist row 3, examples/ddp_bench.py on CUDA tensors at
 # 2 ranks under MPS, DDP on gloo beside DDP on duct (python/duct from the
 # working tree, libduct from $BIN).

@@ -17,7 +17,6 @@
 # (WITH_UCX_CUDA=1) and ../shared/gpu-evidence/prepare.sh:
 #   BUDGET=540 bash docs/benchmarks/scripts/run8.sh   (carry .gpu-deps .gpu-bin; timeout_s 590)
 RUN=run8 source "$(dirname "${BASH_SOURCE[0]}")/gpu-lib.sh"
-TUNE=$BIN/apps/duct-tune
 
 if mps_on; then
   step 60 "row 1: collective suite on device buffers, np=2, MPS" && gpu_tests mps 2 auto 60
@@ -34,18 +33,9 @@ fi
 
 step 100 "row 7 / issue 25: emulated cluster with the GPU" && CT=60 CB=40 CF=64 cluster
 
-# Issue 27 on 16 cores: one hardware thread per rank, so duct-tune needs no
-# placements; host buffers.
-BIND="--map-by hwthread --bind-to hwthread"
+# Issue 27 on 16 cores (gpu-lib.sh tune): one hardware thread per rank, so
+# duct-tune needs no placements; host buffers.
 lscpu | grep -E "^(CPU\(s\)|Thread|Core|Socket|NUMA node\(s\)|Model name)"
-tune() {  # np
-  local s=$(date +%s) r=$out/tune-np$1.rules
-  timeout 150 $MR0 $BIND -np "$1" "$TUNE" --quick -d host -o "$r" > "$logs/tune-np$1.log" 2>&1
-  echo "duct-tune --quick np=$1: rc=$? $(( $(date +%s) - s )) s"; grep -v '^#  ' "$logs/tune-np$1.log" | tail -15
-  step 40 "duct-tune --verify np=$1" && { s=$(date +%s)
-    timeout 90 $MR0 $BIND -np "$1" "$TUNE" --verify "$r" -d host > "$logs/verify-np$1.log" 2>&1
-    echo "duct-tune --verify np=$1: rc=$? $(( $(date +%s) - s )) s"; tail -25 "$logs/verify-np$1.log"; }
-}
 step 90 "issue 27: duct-tune --quick, 16 ranks, host buffers" && tune 16
 step 60 "issue 27: small host calls, 16 ranks, beside Open MPI" && for c in allreduce bcast reduce allgather reduce_scatter alltoall gather scatter barrier; do
   step 10 "$c" && MR="$MR0 $BIND" bench 20 16 -d host -C "$c" -b 8 -e 4K -f 8 -n 0 -R 3; done

@@ -3,10 +3,5 @@
 # duct-tune --quick at 4 and 2 ranks (16 and 8 ran in run8.sh).
 RUN=run8c source "$(dirname "${BASH_SOURCE[0]}")/gpu-lib.sh"
 step 100 "row 7 / issue 25: emulated cluster with the GPU" && CT=75 CB=60 CF=64 cluster
-TUNE=$BIN/apps/duct-tune; BIND="--map-by hwthread --bind-to hwthread"
-for np in 4 2; do step 60 "issue 27: duct-tune --quick, $np ranks, host buffers" && {
-  s=$(date +%s); r=$out/tune-np$np.rules
-  timeout 60 $MR0 $BIND -np $np "$TUNE" --quick -d host -o "$r" > "$logs/tune-np$np.log" 2>&1
-  echo "duct-tune --quick np=$np: rc=$? $(( $(date +%s) - s )) s"; tail -2 "$logs/tune-np$np.log"
-  step 40 "verify np=$np" && { timeout 45 $MR0 $BIND -np $np "$TUNE" --verify "$r" -d host > "$logs/verify-np$np.log" 2>&1; echo "verify rc=$?"; tail -8 "$logs/verify-np$np.log"; }; }; done
+for np in 4 2; do step 60 "issue 27: duct-tune --quick, $np ranks, host buffers" && tune $np 60 45; done
 echo "total $(( $(date +%s) - t0 )) s"

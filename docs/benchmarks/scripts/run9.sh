@@ -46,13 +46,7 @@ step 90 "cluster hang on device buffers: which level" && cluster_up && {
   cluster_down; }
 step 100 "row 7 / issue 25: emulated cluster with the GPU" && CT=60 CB=40 CF=64 cluster
 
-TUNE=$BIN/apps/duct-tune; BIND="--map-by hwthread --bind-to hwthread"
-step 60 "issue 27: duct-tune --quick, 2 ranks, host buffers" && {
-  s=$(date +%s); r=$out/tune-np2.rules
-  timeout 60 $MR0 $BIND -np 2 "$TUNE" --quick -d host -o "$r" > "$logs/tune-np2.log" 2>&1
-  echo "duct-tune --quick np=2: rc=$? $(( $(date +%s) - s )) s"; tail -2 "$logs/tune-np2.log"
-  step 40 "verify np=2" && { timeout 45 $MR0 $BIND -np 2 "$TUNE" --verify "$r" -d host > "$logs/verify-np2.log" 2>&1
-    echo "verify rc=$?"; grep -E '\*$|worst' "$logs/verify-np2.log"; }; }
+step 60 "issue 27: duct-tune --quick, 2 ranks, host buffers" && tune 2 60 45
 step 60 "collective suite, np=2, without MPS" && gpu_tests nomps 2 auto 60
 echo "total $(( $(date +%s) - t0 )) s"
 tar -C "$out" -czf "$out/logs.tgz" logs && rm -rf "$logs"
