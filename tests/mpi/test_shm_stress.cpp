@@ -4,6 +4,9 @@
 // whose rooted forms return before the other ranks have read (the root of
 // bcast and scatter, the non-roots of reduce and gather): a slot reused too
 // early, or a stale slot read as new, shows up here as a wrong element.
+// The tiny form keeps every call at 4, 8 or 12 bytes, so that each rooted
+// kind meets every other in every order at the sizes where ranks run
+// furthest apart (the writer of an 8-byte call returns soonest).
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -26,8 +29,9 @@ std::vector<std::int32_t> input(int rank, int it, int count) {
 
 // One call of iteration `it`: through duct (`duct`) or the MPI library.
 // Returns its result on this rank (empty where the call gives none).
-std::vector<std::int32_t> call(bool duct, MPI_Comm comm, int me, int n, int it) {
-  const int count = 1 + (it * 7) % 300;  // 4 B to 1.2 KiB per rank
+std::vector<std::int32_t> call(bool duct, MPI_Comm comm, int me, int n, int it, bool tiny) {
+  // 4 B to 1.2 KiB per rank; tiny: 4, 8 and 12 B
+  const int count = tiny ? (it % 5 == 4 ? 3 : 1 + it % 2) : 1 + (it * 7) % 300;
   const int root = (it / 7) % n;
   const std::size_t c = static_cast<std::size_t>(count), nc = c * static_cast<std::size_t>(n);
   std::vector<std::int32_t> in = input(me, it, count);
@@ -82,7 +86,7 @@ std::vector<std::int32_t> call(bool duct, MPI_Comm comm, int me, int n, int it) 
 // Batches of duct calls back to back (no MPI call between them, so ranks
 // drift apart as far as duct lets them), then the same calls through the
 // MPI library, element by element.
-void stress(MPI_Comm comm, int iterations) {
+void stress(MPI_Comm comm, int iterations, bool tiny) {
   int me = 0, n = 1;
   MPI_Comm_rank(comm, &me);
   MPI_Comm_size(comm, &n);
@@ -91,9 +95,9 @@ void stress(MPI_Comm comm, int iterations) {
   long long wrong = 0;
   for (int it0 = 0; it0 < iterations && wrong == 0; it0 += kBatch) {
     std::vector<std::vector<std::int32_t>> got;
-    for (int it = it0; it < it0 + kBatch; ++it) got.push_back(call(true, comm, me, n, it));
+    for (int it = it0; it < it0 + kBatch; ++it) got.push_back(call(true, comm, me, n, it, tiny));
     for (int it = it0; it < it0 + kBatch; ++it) {
-      std::vector<std::int32_t> want = call(false, comm, me, n, it);
+      std::vector<std::int32_t> want = call(false, comm, me, n, it, tiny);
       const std::vector<std::int32_t>& g = got[static_cast<std::size_t>(it - it0)];
       long long w = 0;
       for (std::size_t i = 0; i < want.size(); ++i) w += g[i] != want[i];
@@ -112,11 +116,13 @@ void stress(MPI_Comm comm, int iterations) {
 
 TEST_CASE("back-to-back small collectives with changing roots match the MPI library", "[shm][stress]") {
   if (suite_kind() != MemKind::host) return;  // host inputs; tests/gpu covers device buffers
-  SECTION("MPI_COMM_WORLD") { stress(MPI_COMM_WORLD, 3000); }
+  SECTION("MPI_COMM_WORLD") { stress(MPI_COMM_WORLD, 3000, false); }
+  SECTION("MPI_COMM_WORLD, 4 to 12 bytes") { stress(MPI_COMM_WORLD, 3000, true); }
   SECTION("a split communicator") {
     MPI_Comm half;
     MPI_Comm_split(MPI_COMM_WORLD, rank() % 2, size() - rank(), &half);
-    stress(half, 1500);
+    stress(half, 1500, false);
+    stress(half, 1500, true);
     MPI_Comm_free(&half);
   }
 }
