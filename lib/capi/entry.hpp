@@ -125,6 +125,20 @@ int guarded(const char* call, MPI_Comm comm, F&& body) noexcept {
   }
 }
 
+// The small-call path (capi/small.hpp) under guarded()'s rules: `try_small(int* rc)`
+// returns whether it took the call. True when it did (*rc: its result) or
+// threw (*rc: the error guarded() raised); false: the general path runs.
+template <class F>
+bool small_taken(const char* call, MPI_Comm comm, int* rc, F&& try_small) noexcept {
+  bool taken = true;
+  *rc = guarded(call, comm, [&] {
+    int out = MPI_SUCCESS;
+    taken = try_small(&out);
+    return out;
+  });
+  return taken;
+}
+
 // What duct needs to know of a datatype used to move data.
 struct TypeInfo {
   std::size_t size = 0;     // bytes of data per element (MPI_Type_size)

@@ -350,9 +350,6 @@ int gather(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, M
            MPI_Count recvcount, const std::vector<MPI_Count>* recvcounts, const std::vector<MPI_Aint>* displs,
            MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
   return guarded(call, comm, [&]() -> int {
-    if (int rc; !v && !req && !stream &&
-        small::gather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &rc))
-      return rc;
     Entry e{call, comm, req, stream};
     Status st = e.begin();
     if (!st) return e.fail(st);
@@ -459,9 +456,6 @@ int scatter(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, 
             const std::vector<MPI_Aint>* displs, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
             MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
   return guarded(call, comm, [&]() -> int {
-    if (int rc; !v && !req && !stream &&
-        small::scatter(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &rc))
-      return rc;
     Entry e{call, comm, req, stream};
     Status st = e.begin();
     if (!st) return e.fail(st);
@@ -634,8 +628,15 @@ int alltoallv_arrays(const char* call, const void* sendbuf, const C* sendcounts,
                      opt(rdispls, rd), recvtype, comm, req, stream);
   });
 }
+// Gather and scatter of equal blocks try the small-call path here, before
+// the general function's arguments for the v-forms are laid out (about 70
+// instructions of a 2-rank 8-byte scatter, docs/benchmarks/2026-11-26-rooted-small.md).
 int gather_blocks(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
+  if (int rc; !req && !stream && small_taken(call, comm, &rc, [&](int* r) {
+        return small::gather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, r);
+      }))
+    return rc;
   return gather(call, false, sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr, nullptr, recvtype, root, comm, req, stream);
 }
 template <class C, class D>
@@ -650,6 +651,10 @@ int gatherv_arrays(const char* call, const void* sendbuf, MPI_Count sendcount, M
 }
 int scatter_blocks(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* req, const StreamArg* stream) noexcept {
+  if (int rc; !req && !stream && small_taken(call, comm, &rc, [&](int* r) {
+        return small::scatter(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, r);
+      }))
+    return rc;
   return scatter(call, false, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype, root, comm, req, stream);
 }
 template <class C, class D>

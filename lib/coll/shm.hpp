@@ -112,12 +112,14 @@ class ShmArea {
     const std::size_t first = (8 + lo) / 64;
     std::size_t end = std::max(first + 1, (8 + hi + 63) / 64);
     if (end - first > kPrefetchLines) end = first + 1;
-    for (int q = 0; q < size_; ++q) {
-      if (q == me || (from >= 0 && q != from)) continue;
+    auto lines_of = [&](int q) {
       const char* line = reinterpret_cast<const char*>(ready(q, p));
       if (first > 0) __builtin_prefetch(line, 0, 3);
       for (std::size_t i = first; i < end; ++i) __builtin_prefetch(line + 64 * i, 0, 3);
-    }
+    };
+    if (from >= 0) return lines_of(from);
+    for (int q = 0; q < size_; ++q)
+      if (q != me) lines_of(q);
   }
   // This rank saw every rank publish sequence k: all had returned from k-1.
   void saw_all(std::uint64_t k) noexcept { every_rank_done(k - 1); }

@@ -44,6 +44,14 @@ struct Span {                        // Spec::span: bytes [lo, hi) of a slot's d
   std::size_t lo, hi;
 };
 
+// Bytes of every block per round when n blocks of `bytes` go through a slot
+// in rounds: the whole block when all n fit one slot (no division on the
+// small-call path), else an n-th of the slot.
+inline std::size_t piece_of_slot(std::size_t bytes, std::size_t n) {
+  if (bytes <= ShmArea::kSlotBytes && bytes * n <= ShmArea::kSlotBytes) return std::max<std::size_t>(bytes, 1);
+  return std::max<std::size_t>(ShmArea::kSlotBytes / n, 1);
+}
+
 template <class Spec>
 Sched shm_rounds(Context& ctx, Spec spec) {
   ShmArea& s = *ctx.shm;

@@ -20,10 +20,10 @@ struct AlltoallSpec {
         wait(kShmAll),
         n_(static_cast<std::size_t>(ctx.size())),
         me_(static_cast<std::size_t>(ctx.rank())),
-        piece_(std::max<std::size_t>(ShmArea::kSlotBytes / n_, 1)),  // of every block per round
+        piece_(piece_of_slot(a.bytes, n_)),  // of every block per round
         a_(&a),
         s_(ctx.shm.get()) {
-    rounds = (a.bytes + piece_ - 1) / piece_;
+    rounds = a.bytes <= piece_ ? (a.bytes > 0) : (a.bytes + piece_ - 1) / piece_;
   }
   std::size_t rounds;
   bool writes;

@@ -21,11 +21,12 @@ struct ReduceSpec {
         writes(true),
         wait(everyone || ctx.rank() == a.root ? kShmAll : kShmNone),  // a non-root writes and goes
         esz_(elem_size(a.dt.elem)),
-        chunk_(ShmArea::kSlotBytes / esz_ * esz_),  // whole elements per round
         ctx_(&ctx),
         a_(&a) {
+    // Whole elements per round; one round (no division) when the vector fits a slot.
     const std::size_t bytes = a.count * esz_;
-    rounds = (bytes + chunk_ - 1) / chunk_;
+    chunk_ = bytes <= ShmArea::kSlotBytes ? std::max<std::size_t>(bytes, 1) : ShmArea::kSlotBytes / esz_ * esz_;
+    rounds = bytes <= chunk_ ? (bytes > 0) : (bytes + chunk_ - 1) / chunk_;
   }
   std::size_t rounds;
   bool writes;
@@ -34,7 +35,8 @@ struct ReduceSpec {
   Status fill(std::size_t r, void* slot) { return copy_local(slot, MemKind::host, at(a_->sendbuf, r * chunk_), a_->send_kind, len(r)); }
   Status read(std::size_t r, int p) {
     if (wait == kShmNone) return Status::ok();
-    return shm_reduce_slots(*ctx_, *ctx_->shm, p, a_->dt, a_->op, len(r) / esz_, at(a_->recvbuf, r * chunk_),
+    const std::size_t elems = rounds == 1 ? a_->count : len(r) / esz_;
+    return shm_reduce_slots(*ctx_, *ctx_->shm, p, a_->dt, a_->op, elems, at(a_->recvbuf, r * chunk_),
                             a_->recv_kind);
   }
   Status end() { return Status::ok(); }
