@@ -98,8 +98,9 @@ bool host(const void* p, std::size_t bytes) {
   if (!p || p == MPI_IN_PLACE) return false;
   // Without a device every pointer is host memory (buffer_kind's probe of
   // unmapped pointers runs only under DUCT_CHECK, which keeps calls off this
-  // path).
-  if (!memory::cuda::available()) return true;
+  // path). Whether there is one is probed once per process.
+  static const bool device = memory::cuda::available();
+  if (!device) return true;
   memory::MemKind k;
   return buffer_kind(p, "buffer", bytes, &k).is_ok() && k == memory::MemKind::host;
 }
