@@ -714,7 +714,7 @@ int main(int argc, char** argv) {
           return;
         }
         double algbw = t > 0 ? static_cast<double>(bytes) / t / 1e9 : 0;
-        std::printf(" %9.2f %7.3f %7.3f %6s", t * 1e6, algbw, algbw * s.bus, w < 0 ? "N/A" : std::to_string(w).c_str());
+        std::printf(" %9.3f %7.3f %7.3f %6s", t * 1e6, algbw, algbw * s.bus, w < 0 ? "N/A" : std::to_string(w).c_str());
       };
       std::printf("  %12zu %12zu %8s %6s %5s", bytes, coll == "barrier" ? std::size_t{0} : static_cast<std::size_t>(icount),
                   type->name, reduces ? op->name : "-", s.rooted ? std::to_string(root).c_str() : "-");
