@@ -108,6 +108,7 @@ Sched bcast_pipelined_chain(Context&, const CollArgs&, std::uint32_t);
 Sched bcast_split_rail(Context&, const CollArgs&, std::uint32_t);
 Sched bcast_hierarchical(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_shm(Context&, const CollArgs&, std::uint32_t);
+Sched reduce_shm_tree(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_binomial(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_reduce_scatter_gather(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_split_rail(Context&, const CollArgs&, std::uint32_t);

@@ -55,6 +55,7 @@ constexpr Impl kImpls[] = {
     {Coll::bcast, "split_rail", &bcast_split_rail},
     {Coll::bcast, "hierarchical", &bcast_hierarchical, &bcast_hierarchical_now},
     {Coll::reduce, "shm", &reduce_shm, &reduce_shm_now},
+    {Coll::reduce, "shm_tree", &reduce_shm_tree, &reduce_shm_tree_now},
     {Coll::reduce, "binomial", &reduce_binomial, &reduce_binomial_now},
     {Coll::reduce, "reduce_scatter_gather", &reduce_reduce_scatter_gather},
     {Coll::reduce, "split_rail", &reduce_split_rail},

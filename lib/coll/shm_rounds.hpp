@@ -24,6 +24,10 @@
 //     Status end();                                // after the last round
 //   };
 //
+// A tree Spec (shm_tree reduce) has children() instead: every rank waits
+// for its children's slots of k first, then claims and fills its own slot
+// from them (fill_from) and publishes it; its parent reads it.
+//
 // and the round loop exists twice, once per way of waiting: shm_rounds, a
 // coroutine for the general path (Task, nonblocking and stream-ordered
 // calls), and shm_rounds_now, a plain function that waits in place for the
@@ -52,6 +56,14 @@ inline std::size_t piece_of_slot(std::size_t bytes, std::size_t n) {
   return std::max<std::size_t>(ShmArea::kSlotBytes / n, 1);
 }
 
+// A Spec whose ranks form a tree: children() are the ranks whose slots this
+// rank reads before it fills its own (fill_from(r, p, slot)).
+template <class Spec>
+concept ShmTreeSpec = requires(const Spec& s, Spec& m, std::size_t r, int p, void* slot) {
+  s.children();
+  m.fill_from(r, p, slot);
+};
+
 template <class Spec>
 Sched shm_rounds(Context& ctx, Spec spec) {
   ShmArea& s = *ctx.shm;
@@ -60,15 +72,22 @@ Sched shm_rounds(Context& ctx, Spec spec) {
   for (std::size_t r = 0; r < spec.rounds; ++r) {
     const std::uint64_t k = s.next_seq();
     const int p = ShmArea::slot_of(k);
-    if (spec.writes) {
+    if constexpr (ShmTreeSpec<Spec>) {
+      for (int c : spec.children()) DUCT_CO_TRY(co_await shm_wait_rank(s, k, p, c));
       SHM_CLAIM(s, k, me, n);
-      DUCT_CO_TRY(spec.fill(r, s.slot(me, p)));
-    }
-    if (spec.wait == kShmAll) {
-      DUCT_CO_TRY(co_await shm_exchange(s, k, p, me));
+      DUCT_CO_TRY(spec.fill_from(r, p, s.slot(me, p)));
+      shm_publish(s, k, p, me);
     } else {
-      if (spec.writes) shm_publish(s, k, p, me);
-      if (spec.wait != kShmNone) DUCT_CO_TRY(co_await shm_wait_rank(s, k, p, spec.wait));
+      if (spec.writes) {
+        SHM_CLAIM(s, k, me, n);
+        DUCT_CO_TRY(spec.fill(r, s.slot(me, p)));
+      }
+      if (spec.wait == kShmAll) {
+        DUCT_CO_TRY(co_await shm_exchange(s, k, p, me));
+      } else {
+        if (spec.writes) shm_publish(s, k, p, me);
+        if (spec.wait != kShmNone) DUCT_CO_TRY(co_await shm_wait_rank(s, k, p, spec.wait));
+      }
     }
     DUCT_CO_TRY(spec.read(r, p));
     s.finish(me, k);
@@ -87,14 +106,29 @@ Status shm_rounds_now(Context& ctx, Spec spec, Spinner& sp) {
   for (std::size_t r = 0; r < spec.rounds; ++r) {
     const std::uint64_t k = s.next_seq();
     const int p = ShmArea::slot_of(k);
-    if (spec.writes) {
+    if constexpr (ShmTreeSpec<Spec>) {
+      for (int c : spec.children()) {
+        WaitShm w(s, k, p, c, false);
+        DUCT_TRY(sp.wait(w));
+      }
       if (!shm_claimed(s, k, me, n)) DUCT_TRY(shm_claim_now(s, k, me, n, sp));
-      DUCT_TRY(spec.fill(r, s.slot(me, p)));
-    }
-    if (spec.wait == kShmAll || spec.writes) shm_publish(s, k, p, me);
-    if (spec.wait != kShmNone) {
-      WaitShm w(s, k, p, spec.wait == kShmAll ? me : spec.wait, spec.wait == kShmAll);
-      DUCT_TRY(sp.wait(w));
+      DUCT_TRY(spec.fill_from(r, p, s.slot(me, p)));
+      shm_publish(s, k, p, me);
+      DUCT_TRY(spec.read(r, p));
+      s.finish(me, k);
+      const auto [lo, hi] = spec.span(r);
+      for (int c : spec.children()) s.prefetch_next(c, me, k, lo, hi);
+      continue;
+    } else {
+      if (spec.writes) {
+        if (!shm_claimed(s, k, me, n)) DUCT_TRY(shm_claim_now(s, k, me, n, sp));
+        DUCT_TRY(spec.fill(r, s.slot(me, p)));
+      }
+      if (spec.wait == kShmAll || spec.writes) shm_publish(s, k, p, me);
+      if (spec.wait != kShmNone) {
+        WaitShm w(s, k, p, spec.wait == kShmAll ? me : spec.wait, spec.wait == kShmAll);
+        DUCT_TRY(sp.wait(w));
+      }
     }
     DUCT_TRY(spec.read(r, p));
     s.finish(me, k);
@@ -113,6 +147,7 @@ using NowFn = Status (*)(Context&, const CollArgs&, std::uint32_t seq, Spinner&)
 Status allreduce_shm_now(Context&, const CollArgs&, std::uint32_t, Spinner&);
 Status bcast_shm_now(Context&, const CollArgs&, std::uint32_t, Spinner&);
 Status reduce_shm_now(Context&, const CollArgs&, std::uint32_t, Spinner&);
+Status reduce_shm_tree_now(Context&, const CollArgs&, std::uint32_t, Spinner&);
 Status allgather_shm_now(Context&, const CollArgs&, std::uint32_t, Spinner&);
 Status reduce_scatter_shm_now(Context&, const CollArgs&, std::uint32_t, Spinner&);
 Status alltoall_shm_now(Context&, const CollArgs&, std::uint32_t, Spinner&);

@@ -307,6 +307,11 @@ const std::vector<AlgoDesc>& algorithms() {
        "single node: every rank writes node shared memory, the root reduces in rank order; larger vectors in "
        "slot-sized chunks through consecutive slots",
        false, shm_area},
+      {Coll::reduce, "shm_tree",
+       "single node: a 4-ary tree over node shared memory, each rank reduces its children's slots into its own, "
+       "the root reads 4 slots, not n-1 (k-ary fan-in as the shared-memory collectives of MPICH and Open MPI); "
+       "not in the built-in rules: for duct-tune on many-core nodes",
+       false, shm_area},
       {Coll::reduce, "binomial", "binomial tree towards the root, log2(n) steps (Thakur, Rabenseifner, Gropp 2005)",
        true, any},
       {Coll::reduce, "reduce_scatter_gather",

@@ -118,6 +118,12 @@ TEST_CASE("back-to-back small collectives with changing roots match the MPI libr
   if (suite_kind() != MemKind::host) return;  // host inputs; tests/gpu covers device buffers
   SECTION("MPI_COMM_WORLD") { stress(MPI_COMM_WORLD, 3000, false); }
   SECTION("MPI_COMM_WORLD, 4 to 12 bytes") { stress(MPI_COMM_WORLD, 3000, true); }
+  SECTION("MPI_COMM_WORLD, the reduces through the shm tree") {
+    REQUIRE(DUCT_Tune("reduce:0-inf:shm_tree") == MPI_SUCCESS);
+    stress(MPI_COMM_WORLD, 1500, false);
+    stress(MPI_COMM_WORLD, 1500, true);
+    REQUIRE(DUCT_Tune("") == MPI_SUCCESS);
+  }
   SECTION("a split communicator") {
     MPI_Comm half;
     MPI_Comm_split(MPI_COMM_WORLD, rank() % 2, size() - rank(), &half);

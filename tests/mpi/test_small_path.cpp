@@ -185,14 +185,20 @@ TEST_CASE("small-call path: the same bits as the general path", "[small]") {
     CHECK(DUCT_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
     INFO("count " << count);
     CHECK(std::memcmp(blocking.data(), general.data(), in.size() * sizeof(float)) == 0);
-    // The same for reduce, at the last rank (across nodes: a message form).
+    // The same for reduce, at the last rank (across nodes: a message form),
+    // with the built-in rules and through the shm tree (one node).
     const int root = size() - 1;
-    std::vector<float> rb(in.size()), rg(in.size());
-    for (int round = 0; round < 2; ++round)
-      CHECK(DUCT_Reduce(in.data(), rb.data(), count, MPI_FLOAT, MPI_SUM, root, c) == MPI_SUCCESS);
-    CHECK(DUCT_Ireduce(in.data(), rg.data(), count, MPI_FLOAT, MPI_SUM, root, c, &r) == MPI_SUCCESS);
-    CHECK(DUCT_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
-    if (rank() == root) CHECK(std::memcmp(rb.data(), rg.data(), in.size() * sizeof(float)) == 0);
+    for (const char* rule : {"", "reduce:0-inf:shm_tree"}) {
+      REQUIRE(DUCT_Tune(rule) == MPI_SUCCESS);
+      INFO("rules '" << rule << "'");
+      std::vector<float> rb(in.size()), rg(in.size());
+      for (int round = 0; round < 2; ++round)
+        CHECK(DUCT_Reduce(in.data(), rb.data(), count, MPI_FLOAT, MPI_SUM, root, c) == MPI_SUCCESS);
+      CHECK(DUCT_Ireduce(in.data(), rg.data(), count, MPI_FLOAT, MPI_SUM, root, c, &r) == MPI_SUCCESS);
+      CHECK(DUCT_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+      if (rank() == root) CHECK(std::memcmp(rb.data(), rg.data(), in.size() * sizeof(float)) == 0);
+    }
+    REQUIRE(DUCT_Tune("") == MPI_SUCCESS);
   }
   MPI_Comm_free(&c);
 }
