@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "coll/common.hpp"
 #include "coll/sched.hpp"
@@ -228,8 +229,9 @@ Sched shm_reduce(Context& ctx, const CollArgs& a, bool everyone);
 Sched shm_gather(Context& ctx, const CollArgs& a, bool everyone);
 // After shm_exchange: reduce the first `count` elements of the n slots `idx`
 // in rank order into `dst` (staged through host scratch when it is device
-// memory).
+// memory); with `ranks`, the slots of those ranks in that order instead
+// (one rank: a copy).
 Status shm_reduce_slots(Context& ctx, ShmArea& s, int idx, const DType& dt, RedOp op, std::size_t count, void* dst,
-                        MemKind dst_kind);
+                        MemKind dst_kind, std::span<const int> ranks = {});
 
 }  // namespace duct::coll

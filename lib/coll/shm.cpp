@@ -219,14 +219,16 @@ WaitAwaiter<WaitShm> shm_exchange(ShmArea& s, std::uint64_t k, int idx, int me) 
 }
 
 Status shm_reduce_slots(Context& ctx, ShmArea& s, int idx, const DType& dt, RedOp op, std::size_t count, void* dst,
-                        MemKind dst_kind) {
+                        MemKind dst_kind, std::span<const int> ranks) {
   const std::size_t bytes = count * elem_size(dt.elem);
+  const int m = ranks.empty() ? s.size() : static_cast<int>(ranks.size());
+  auto slot = [&](int i) { return s.slot(ranks.empty() ? i : ranks[static_cast<std::size_t>(i)], idx); };
+  if (m == 1) return copy_local(dst, dst_kind, slot(0), MemKind::host, bytes);
   void* acc = dst;
   if (dst_kind == MemKind::device) DUCT_TRY(ctx.scratch(MemKind::host, bytes, 1, &acc));
   // (slot 0 op slot 1) op slot 2 ...: no copy of slot 0 first.
-  DUCT_TRY(reduce_local(acc, s.slot(0, idx), s.slot(1, idx), count, dt, op, MemKind::host, nullptr));
-  for (int q = 2; q < s.size(); ++q)
-    DUCT_TRY(reduce_local(acc, acc, s.slot(q, idx), count, dt, op, MemKind::host, nullptr));
+  DUCT_TRY(reduce_local(acc, slot(0), slot(1), count, dt, op, MemKind::host, nullptr));
+  for (int i = 2; i < m; ++i) DUCT_TRY(reduce_local(acc, acc, slot(i), count, dt, op, MemKind::host, nullptr));
   return acc == dst ? Status::ok() : copy_local(dst, dst_kind, acc, MemKind::host, bytes);
 }
 

@@ -56,6 +56,17 @@ inline std::size_t piece_of_slot(std::size_t bytes, std::size_t n) {
   return std::max<std::size_t>(ShmArea::kSlotBytes / n, 1);
 }
 
+// Rounds of `piece` bytes that `bytes` take (no division when one does).
+inline std::size_t rounds_of(std::size_t bytes, std::size_t piece) {
+  return bytes <= piece ? (bytes > 0) : (bytes + piece - 1) / piece;
+}
+
+// Bytes per round of a vector of `bytes` in elements of `esz` bytes: whole
+// elements, the whole vector when it fits a slot (no division then).
+inline std::size_t chunk_of_slot(std::size_t bytes, std::size_t esz) {
+  return bytes <= ShmArea::kSlotBytes ? std::max<std::size_t>(bytes, 1) : ShmArea::kSlotBytes / esz * esz;
+}
+
 // A Spec whose ranks form a tree: children() are the ranks whose slots this
 // rank reads before it fills its own (fill_from(r, p, slot)).
 template <class Spec>
@@ -114,11 +125,6 @@ Status shm_rounds_now(Context& ctx, Spec spec, Spinner& sp) {
       if (!shm_claimed(s, k, me, n)) DUCT_TRY(shm_claim_now(s, k, me, n, sp));
       DUCT_TRY(spec.fill_from(r, p, s.slot(me, p)));
       shm_publish(s, k, p, me);
-      DUCT_TRY(spec.read(r, p));
-      s.finish(me, k);
-      const auto [lo, hi] = spec.span(r);
-      for (int c : spec.children()) s.prefetch_next(c, me, k, lo, hi);
-      continue;
     } else {
       if (spec.writes) {
         if (!shm_claimed(s, k, me, n)) DUCT_TRY(shm_claim_now(s, k, me, n, sp));
@@ -132,7 +138,10 @@ Status shm_rounds_now(Context& ctx, Spec spec, Spinner& sp) {
     }
     DUCT_TRY(spec.read(r, p));
     s.finish(me, k);
-    if (spec.wait != kShmNone) {
+    if constexpr (ShmTreeSpec<Spec>) {
+      const auto [lo, hi] = spec.span(r);
+      for (int c : spec.children()) s.prefetch_next(c, me, k, lo, hi);
+    } else if (spec.wait != kShmNone) {
       const auto [lo, hi] = spec.span(r);
       s.prefetch_next(spec.wait == kShmAll ? -1 : spec.wait, me, k, lo, hi);
     }

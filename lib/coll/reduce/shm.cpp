@@ -23,10 +23,9 @@ struct ReduceSpec {
         esz_(elem_size(a.dt.elem)),
         ctx_(&ctx),
         a_(&a) {
-    // Whole elements per round; one round (no division) when the vector fits a slot.
     const std::size_t bytes = a.count * esz_;
-    chunk_ = bytes <= ShmArea::kSlotBytes ? std::max<std::size_t>(bytes, 1) : ShmArea::kSlotBytes / esz_ * esz_;
-    rounds = bytes <= chunk_ ? (bytes > 0) : (bytes + chunk_ - 1) / chunk_;
+    chunk_ = chunk_of_slot(bytes, esz_);
+    rounds = rounds_of(bytes, chunk_);
   }
   std::size_t rounds;
   bool writes;

@@ -38,43 +38,35 @@ struct ReduceTreeSpec {
         esz_(elem_size(a.dt.elem)),
         ctx_(&ctx),
         a_(&a) {
+    group_[0] = ctx.rank();
     for (int i = 1; i <= kShmTreeFanIn; ++i) {
       const long c = static_cast<long>(kShmTreeFanIn) * v_ + i;
       if (c >= n_) break;
-      kids_[nkids_++] = static_cast<int>((c + a.root) % n_);
+      group_[++nkids_] = static_cast<int>((c + a.root) % n_);
     }
     const std::size_t bytes = a.count * esz_;
-    chunk_ = bytes <= ShmArea::kSlotBytes ? std::max<std::size_t>(bytes, 1) : ShmArea::kSlotBytes / esz_ * esz_;
-    rounds = bytes <= chunk_ ? (bytes > 0) : (bytes + chunk_ - 1) / chunk_;
+    chunk_ = chunk_of_slot(bytes, esz_);
+    rounds = rounds_of(bytes, chunk_);
   }
   std::size_t rounds = 0;
   bool writes;
   int wait;
-  std::span<const int> children() const { return {kids_, static_cast<std::size_t>(nkids_)}; }
+  std::span<const int> children() const { return {group_ + 1, static_cast<std::size_t>(nkids_)}; }
   Status begin() { return Status::ok(); }
   // This rank's vector, then (below the root) its children's combined into it.
   Status fill_from(std::size_t r, int p, void* slot) {
     DUCT_TRY(copy_local(slot, MemKind::host, at(a_->sendbuf, r * chunk_), a_->send_kind, len(r)));
     if (v_ == 0) return Status::ok();
     ShmArea& s = *ctx_->shm;
-    for (int i = 0; i < nkids_; ++i)
-      DUCT_TRY(reduce_local(slot, slot, s.slot(kids_[i], p), elems(r), a_->dt, a_->op, MemKind::host, nullptr));
+    for (int c : children())
+      DUCT_TRY(reduce_local(slot, slot, s.slot(c, p), elems(r), a_->dt, a_->op, MemKind::host, nullptr));
     return Status::ok();
   }
   // The root: its slot combined with its children's, into the receive buffer.
   Status read(std::size_t r, int p) {
     if (v_ != 0) return Status::ok();
-    ShmArea& s = *ctx_->shm;
-    void* dst = at(a_->recvbuf, r * chunk_);
-    if (nkids_ == 0) return copy_local(dst, a_->recv_kind, s.slot(ctx_->rank(), p), MemKind::host, len(r));
-    void* acc = dst;
-    if (a_->recv_kind == MemKind::device) DUCT_TRY(ctx_->scratch(MemKind::host, len(r), 1, &acc));
-    const void* first = s.slot(ctx_->rank(), p);
-    for (int i = 0; i < nkids_; ++i) {
-      DUCT_TRY(reduce_local(acc, first, s.slot(kids_[i], p), elems(r), a_->dt, a_->op, MemKind::host, nullptr));
-      first = acc;
-    }
-    return acc == dst ? Status::ok() : copy_local(dst, a_->recv_kind, acc, MemKind::host, len(r));
+    return shm_reduce_slots(*ctx_, *ctx_->shm, p, a_->dt, a_->op, elems(r), at(a_->recvbuf, r * chunk_), a_->recv_kind,
+                            {group_, static_cast<std::size_t>(nkids_) + 1});
   }
   Status end() { return Status::ok(); }
   Span span(std::size_t r) const { return {0, len(r)}; }
@@ -83,7 +75,7 @@ struct ReduceTreeSpec {
   std::size_t len(std::size_t r) const { return std::min(chunk_, a_->count * esz_ - r * chunk_); }
   std::size_t elems(std::size_t r) const { return rounds == 1 ? a_->count : len(r) / esz_; }
   int n_, v_;
-  int kids_[kShmTreeFanIn] = {};
+  int group_[1 + kShmTreeFanIn] = {};  // this rank, then its children
   int nkids_ = 0;
   std::size_t esz_, chunk_ = 0;
   Context* ctx_;

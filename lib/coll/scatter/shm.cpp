@@ -21,7 +21,7 @@ struct ScatterSpec {
         piece_(piece_of_slot(a.bytes, n_)),  // of every block per round
         a_(&a),
         s_(ctx.shm.get()) {
-    rounds = a.bytes <= piece_ ? (a.bytes > 0) : (a.bytes + piece_ - 1) / piece_;
+    rounds = rounds_of(a.bytes, piece_);
   }
   std::size_t rounds;
   bool writes;
