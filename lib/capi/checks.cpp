@@ -175,6 +175,23 @@ bool overlaps(const void* a, std::size_t na, const void* b, std::size_t nb) {
   return na > 0 && nb > 0 && pa < pb + nb && pb < pa + na;
 }
 
+bool any_overlap(std::vector<Bytes> a, std::vector<Bytes> b) {
+  auto lo = [](const Bytes& x) { return reinterpret_cast<std::uintptr_t>(x.at); };
+  auto by_lo = [&](const Bytes& x, const Bytes& y) { return lo(x) < lo(y); };
+  std::erase_if(a, [](const Bytes& x) { return x.n == 0; });
+  std::erase_if(b, [](const Bytes& x) { return x.n == 0; });
+  std::sort(a.begin(), a.end(), by_lo);
+  std::sort(b.begin(), b.end(), by_lo);
+  // The range that ends first cannot overlap anything after the other's
+  // current one (those start later still): drop it.
+  for (std::size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+    if (overlaps(a[i].at, a[i].n, b[j].at, b[j].n)) return true;
+    if (lo(a[i]) + a[i].n <= lo(b[j]) + b[j].n) ++i;
+    else ++j;
+  }
+  return false;
+}
+
 void note_fallback(const char* call, const std::string& reason) {
   static std::mutex m;
   static std::set<std::string> seen;

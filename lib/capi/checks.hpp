@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/dtype.hpp"
 #include "core/status.hpp"
@@ -53,6 +54,15 @@ Status blocks_total(MPI_Count ranks, MPI_Count each, std::size_t size, const cha
 
 // Byte ranges [a, a+na) and [b, b+nb) overlap.
 bool overlaps(const void* a, std::size_t na, const void* b, std::size_t nb);
+// A byte range [at, at + n) of a buffer argument.
+struct Bytes {
+  const void* at;
+  std::size_t n;
+};
+// Whether a range of `a` overlaps a range of `b` (ranges of one argument
+// may overlap each other, as MPI allows for send blocks): both sorted, then
+// one sweep.
+bool any_overlap(std::vector<Bytes> a, std::vector<Bytes> b);
 
 // Log, once per (call, reason), that a call goes to the MPI library.
 void note_fallback(const char* call, const std::string& reason);

@@ -78,6 +78,26 @@ coll::CollArgs moving_args(Coll c, std::size_t bytes, int root) {
 
 VLayout vlayout(const std::vector<MPI_Count>& counts, const std::vector<MPI_Aint>& displs) { return {counts, displs}; }
 
+// The byte ranges of `count` elements (one block) or of a v-argument's
+// blocks, of a contiguous datatype, at `buf`.
+std::vector<Bytes> block(const void* buf, std::size_t bytes) { return {{buf, bytes}}; }
+std::vector<Bytes> blocks(const void* buf, const VLayout& v, const TypeInfo& ti) {
+  std::vector<Bytes> out(v.counts.size());
+  for (std::size_t i = 0; i < out.size(); ++i)
+    out[i] = {static_cast<const char*>(buf) + v.displs[i] * ti.extent, static_cast<std::size_t>(v.counts[i]) * ti.size};
+  return out;
+}
+
+// MPI forbids a send argument to share memory with the receive argument
+// (MPI-4.1 section 2.3: an OUT argument is not aliased with any other);
+// MPI_IN_PLACE is the way to reuse a buffer. Checked where both datatypes
+// are contiguous, byte range against byte range, so that blocks merely
+// interleaved with the other argument's are not an error.
+Status disjoint(const void* sendbuf, std::vector<Bytes> s, const void* recvbuf, std::vector<Bytes> r, const char* where) {
+  if (!any_overlap(std::move(s), std::move(r))) return Status::ok();
+  return make_error(Errc::overlap, "sendbuf = %p and recvbuf = %p overlap%s; use MPI_IN_PLACE", sendbuf, recvbuf, where);
+}
+
 }  // namespace
 
 // ---- bcast ---------------------------------------------------------------------------
@@ -157,8 +177,9 @@ int all_blocks(const char* call, Coll coll, const void* sendbuf, MPI_Count sendc
     if (!(st = check_buffer(recvbuf, "recvbuf", rtotal, false, rti.true_lb))) return e.fail(st);
     if (!in_place && !(st = check_buffer(sendbuf, "sendbuf", stotal, false, sti.true_lb))) return e.fail(st);
     if (!in_place && rti.contiguous && sti.contiguous &&
-        overlaps(sendbuf, static_cast<std::size_t>(stotal) * sti.size, recvbuf, static_cast<std::size_t>(rtotal) * rti.size))
-      return e.fail(make_error(Errc::overlap, "sendbuf = %p and recvbuf = %p overlap; use MPI_IN_PLACE", sendbuf, recvbuf));
+        !(st = disjoint(sendbuf, block(sendbuf, static_cast<std::size_t>(stotal) * sti.size), recvbuf,
+                        block(recvbuf, static_cast<std::size_t>(rtotal) * rti.size), "")))
+      return e.fail(st);
 
     Contig r_local, s_local;
     Contig& r = e.hold(r_local);
@@ -239,6 +260,9 @@ int allgatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_D
     }
     if (!(st = check_buffer(recvbuf, "recvbuf", total, false, rti.true_lb))) return e.fail(st);
     if (!in_place && !(st = check_buffer(sendbuf, "sendbuf", sendcount, false, sti.true_lb))) return e.fail(st);
+    if (!in_place && rti.contiguous && sti.contiguous &&
+        !(st = disjoint(sendbuf, block(sendbuf, sbytes), recvbuf, blocks(recvbuf, v, rti), "")))
+      return e.fail(st);
     VContig r_local;
     Contig s_local;
     VContig& r = e.hold(r_local);
@@ -314,6 +338,9 @@ int alltoallv(const char* call, const void* sendbuf, const std::vector<MPI_Count
     }
     if (!(st = check_buffer(recvbuf, "recvbuf", rv.total(), false, rti.true_lb))) return e.fail(st);
     if (!in_place && !(st = check_buffer(sendbuf, "sendbuf", sv.total(), false, sti.true_lb))) return e.fail(st);
+    if (!in_place && rti.contiguous && sti.contiguous &&
+        !(st = disjoint(sendbuf, blocks(sendbuf, sv, sti), recvbuf, blocks(recvbuf, rv, rti), "")))
+      return e.fail(st);
     VContig r_local, s_local;
     VContig& r = e.hold(r_local);
     VContig& s = e.hold(s_local);
@@ -400,6 +427,11 @@ int gather(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, M
     if (is_root && !v && !(st = blocks_total(e.size, recvcount, rti.size, "communicator size x recvcount", &rtotal)))
       return e.fail(st);
     if (is_root && !(st = check_buffer(recvbuf, "recvbuf", v ? rv.total() : recvcount, false, rti.true_lb)))
+      return e.fail(st);
+    if (is_root && !in_place && rti.contiguous && sti.contiguous &&
+        !(st = disjoint(sendbuf, block(sendbuf, sbytes), recvbuf,
+                        v ? blocks(recvbuf, rv, rti) : block(recvbuf, static_cast<std::size_t>(rtotal) * rti.size),
+                        " at the root")))
       return e.fail(st);
 
     coll::CollArgs a;
@@ -506,6 +538,10 @@ int scatter(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, 
     if (is_root && !(st = check_buffer(sendbuf, "sendbuf", v ? sv.total() : sendcount, false, sti.true_lb)))
       return e.fail(st);
     if (!in_place && !(st = check_buffer(recvbuf, "recvbuf", recvcount, false, rti.true_lb))) return e.fail(st);
+    if (is_root && !in_place && rti.contiguous && sti.contiguous &&
+        !(st = disjoint(sendbuf, v ? blocks(sendbuf, sv, sti) : block(sendbuf, static_cast<std::size_t>(stotal) * sti.size),
+                        recvbuf, block(recvbuf, rbytes), " at the root")))
+      return e.fail(st);
 
     coll::CollArgs a;
     a.coll = v ? Coll::scatterv : Coll::scatter;

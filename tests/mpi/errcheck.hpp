@@ -31,21 +31,22 @@ inline Result classify(int rc) {
 }
 
 // The call failed with duct class `cls`, and the message reads
-// "<call> on rank <r>: ..." and contains every word.
+// "<call> on rank <r>: ..." (r: the rank in the call's communicator, by
+// default the world's) and contains every word.
 inline void expect(const Result& r, DUCT_Errclass cls, const std::vector<std::string>& words,
-                   const std::string& call = "DUCT_Allreduce") {
+                   const std::string& call = "DUCT_Allreduce", int comm_rank = rank()) {
   INFO("message: " << r.text);
   CHECK(r.rc != MPI_SUCCESS);
   CHECK(r.cls == DUCT_Error_class(cls));
-  CHECK(r.text.find(call + " on rank " + std::to_string(rank()) + ": ") != std::string::npos);
+  CHECK(r.text.find(call + " on rank " + std::to_string(comm_rank) + ": ") != std::string::npos);
   for (const std::string& w : words) CHECK(r.text.find(w) != std::string::npos);
 }
 
 // A private duplicate of MPI_COMM_WORLD with MPI_ERRORS_RETURN.
 struct ReturnComm {
   MPI_Comm comm;
-  ReturnComm() {
-    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  explicit ReturnComm(MPI_Comm of = MPI_COMM_WORLD) {
+    MPI_Comm_dup(of, &comm);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
   }
   ~ReturnComm() { MPI_Comm_free(&comm); }

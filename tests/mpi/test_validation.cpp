@@ -217,6 +217,79 @@ TEST_CASE("every collective refuses bad arguments with a specific class", "[erro
   (void)me;
 }
 
+// MPI forbids a send argument to share memory with the receive argument
+// unless through MPI_IN_PLACE (MPI-4.1 section 2.3); MPICH's test suite
+// (errors/coll/noalias*) calls the rooted collectives so at the root alone
+// and expects an error rather than a collective the other ranks never join.
+TEST_CASE("send and receive arguments that share memory are refused; blocks between the other's are not",
+          "[errors][validation]") {
+  const int n = size(), me = rank();
+  const auto un = static_cast<std::size_t>(n);
+  SECTION("rooted calls, refused at the root without a message (a communicator of one rank)") {
+    ReturnComm self(MPI_COMM_SELF);
+    std::vector<float> x(8, 1.0f);
+    std::vector<int> one{2}, zero{0};
+    struct Bad {
+      const char* call;
+      std::function<int()> fn;
+    };
+    const std::vector<Bad> bad = {
+        {"DUCT_Gather", [&] { return DUCT_Gather(x.data(), 2, MPI_FLOAT, x.data(), 2, MPI_FLOAT, 0, self.comm); }},
+        {"DUCT_Gather", [&] { return DUCT_Gather(x.data() + 1, 2, MPI_FLOAT, x.data(), 2, MPI_FLOAT, 0, self.comm); }},
+        {"DUCT_Gatherv",
+         [&] { return DUCT_Gatherv(x.data(), 2, MPI_FLOAT, x.data(), one.data(), zero.data(), MPI_FLOAT, 0, self.comm); }},
+        {"DUCT_Scatter", [&] { return DUCT_Scatter(x.data(), 2, MPI_FLOAT, x.data(), 2, MPI_FLOAT, 0, self.comm); }},
+        {"DUCT_Scatterv",
+         [&] { return DUCT_Scatterv(x.data(), one.data(), zero.data(), MPI_FLOAT, x.data() + 1, 2, MPI_FLOAT, 0, self.comm); }},
+    };
+    for (const Bad& t : bad) {
+      Result r;
+      {
+        Pending p(std::string(t.call) + " with aliased buffers (must return at once)");
+        r = classify(t.fn());
+      }
+      expect(r, DUCT_ERRCLASS_OVERLAP, {"overlap", "at the root", "MPI_IN_PLACE"}, t.call, 0);
+      CHECK(x == std::vector<float>(8, 1.0f));
+    }
+    // A block in a gap between the receive blocks is no alias: gatherv's
+    // only block at x[2..3], the send block at x[0..1].
+    std::vector<int> at2{2};
+    x = {5, 6, 0, 0, 0, 0, 0, 0};
+    CHECK(DUCT_Gatherv(x.data(), 2, MPI_FLOAT, x.data(), one.data(), at2.data(), MPI_FLOAT, 0, self.comm) == MPI_SUCCESS);
+    CHECK(x == std::vector<float>{5, 6, 5, 6, 0, 0, 0, 0});
+  }
+  SECTION("allgatherv and alltoallv, refused on every rank") {
+    ReturnComm rc;
+    std::vector<int> cnt(un, 1), dsp(un);
+    for (int i = 0; i < n; ++i) dsp[static_cast<std::size_t>(i)] = 2 * i;
+    std::vector<float> r(2 * un + 1, -1.0f);
+    const std::vector<float> before = r;
+    Result res;
+    {
+      Pending p("DUCT_Allgatherv from a receive block (must return at once)");
+      res = classify(DUCT_Allgatherv(&r[2 * static_cast<std::size_t>(me)], 1, MPI_FLOAT, r.data(), cnt.data(),
+                                     dsp.data(), MPI_FLOAT, rc.comm));
+    }
+    expect(res, DUCT_ERRCLASS_OVERLAP, {"overlap", "MPI_IN_PLACE"}, "DUCT_Allgatherv");
+    {
+      Pending p("DUCT_Alltoallv with one array for both (must return at once)");
+      res = classify(DUCT_Alltoallv(r.data(), cnt.data(), dsp.data(), MPI_FLOAT, r.data(), cnt.data(), dsp.data(),
+                                    MPI_FLOAT, rc.comm));
+    }
+    expect(res, DUCT_ERRCLASS_OVERLAP, {"overlap"}, "DUCT_Alltoallv");
+    CHECK(r == before);
+    // Sent from the odd element after this rank's block, received into the
+    // even ones: interleaved, not aliased.
+    r[2 * static_cast<std::size_t>(me) + 1] = static_cast<float>(me + 10);
+    {
+      Pending p("DUCT_Allgatherv from a gap between the receive blocks");
+      CHECK(DUCT_Allgatherv(&r[2 * static_cast<std::size_t>(me) + 1], 1, MPI_FLOAT, r.data(), cnt.data(), dsp.data(),
+                            MPI_FLOAT, rc.comm) == MPI_SUCCESS);
+    }
+    for (int i = 0; i < n; ++i) CHECK(r[2 * static_cast<std::size_t>(i)] == static_cast<float>(i + 10));
+  }
+}
+
 TEST_CASE("a pointer that is not mapped in this process is refused (DUCT_CHECK=1)", "[errors][validation]") {
   // Without a CUDA device duct checks pointers only under DUCT_CHECK=1
   // (with one it checks every host-looking pointer: another process's
