@@ -193,31 +193,42 @@ Sched doubling_allgather(Context& ctx, Link link, void* buf, MemKind kind, const
 // both. shm_publish makes this rank's slot of k visible; shm_wait_rank waits
 // for rank q's; shm_exchange publishes and waits for every rank's (after it
 // every slot of k may be read). Every algorithm ends with
-// ShmArea::finish(me, k) once it has read all it reads.
+// ShmArea::finish(me, k) once it has read all it reads. `tag` (shm_tag) says
+// which call this is: a wait that finds another call's word for sequence k
+// returns Errc::mismatch instead of reading it.
 class ShmArea;
 Sched shm_claim(ShmArea& s, std::uint64_t k, int me, int n);
 bool shm_claimed(ShmArea& s, std::uint64_t k, int me, int n);
-void shm_publish(ShmArea& s, std::uint64_t k, int idx, int me);
+void shm_publish(ShmArea& s, std::uint64_t k, std::uint32_t tag, int idx, int me);
+// The tag of a call: its collective and, for the rooted ones, its root
+// (mod 256); equal on every rank of a correct program.
+std::uint32_t shm_tag(const CollArgs& a) noexcept;
 // The waits are awaitables rather than coroutines: no frame of their own on
 // the small-message path.
 class WaitShm final : public Waitable {
  public:
   // all: every rank but `rank` published sequence k in slot idx (and the
   // area then knows every rank saw k-1 through); else rank `rank` did.
-  WaitShm(ShmArea& s, std::uint64_t k, int idx, int rank, bool all) : s_(&s), k_(k), idx_(idx), rank_(rank), all_(all) {}
+  WaitShm(ShmArea& s, std::uint64_t k, std::uint32_t tag, int idx, int rank, bool all)
+      : s_(&s), k_(k), tag_(tag), idx_(idx), rank_(rank), all_(all) {}
   void poll(bool* ready) override;
   std::string describe() const override;
 
  private:
   int waiting_for() const;
+  // Rank q's slot holds word(k_, tag_) or a later sequence's (true), an
+  // older word (false), or another call's of sequence k: then status is
+  // the mismatch error (true).
+  bool arrived(int q);
   ShmArea* s_;
   std::uint64_t k_;
+  std::uint32_t tag_;
   int idx_, rank_;
   bool all_;
   int next_ = 0;  // all: ranks below it have published
 };
-WaitAwaiter<WaitShm> shm_wait_rank(ShmArea& s, std::uint64_t k, int idx, int q);
-WaitAwaiter<WaitShm> shm_exchange(ShmArea& s, std::uint64_t k, int idx, int me);
+WaitAwaiter<WaitShm> shm_wait_rank(ShmArea& s, std::uint64_t k, std::uint32_t tag, int idx, int q);
+WaitAwaiter<WaitShm> shm_exchange(ShmArea& s, std::uint64_t k, std::uint32_t tag, int idx, int me);
 #define SHM_CLAIM(s, k, me, n) \
   if (!::duct::coll::shm_claimed((s), (k), (me), (n))) DUCT_CO_TRY(co_await ::duct::coll::shm_claim((s), (k), (me), (n)))
 // The shm reduce: every rank writes its slot; the root (every rank when

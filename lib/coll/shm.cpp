@@ -168,20 +168,50 @@ bool shm_claimed(ShmArea& s, std::uint64_t k, int me, int n) {
   return s.writable(k);
 }
 
-void shm_publish(ShmArea& s, std::uint64_t k, int idx, int me) {
-  word_store(s.ready(me, idx), k);
+void shm_publish(ShmArea& s, std::uint64_t k, std::uint32_t tag, int idx, int me) {
+  word_store(s.ready(me, idx), ShmArea::word(k, tag));
 }
 
 namespace {
-bool published(const ShmArea& s, int q, int idx, std::uint64_t k) {
-  return word_load(s.ready(q, idx)) >= k;
+using select::Coll;
+bool rooted(Coll c) {
+  return c == Coll::bcast || c == Coll::reduce || c == Coll::gather || c == Coll::gatherv || c == Coll::scatter ||
+         c == Coll::scatterv;
+}
+std::string call_of(std::uint32_t tag) {
+  const auto c = static_cast<Coll>(tag & 0xf);
+  if (c >= Coll::count_) return strprintf("an unknown call (tag %u)", tag);
+  return rooted(c) ? strprintf("%s with root %u (mod 256)", select::coll_name(c), tag >> 4) : select::coll_name(c);
 }
 }  // namespace
 
+std::uint32_t shm_tag(const CollArgs& a) noexcept {
+  static_assert(static_cast<int>(Coll::count_) <= 16, "the collective takes 4 bits of the tag");
+  return static_cast<std::uint32_t>(a.coll) | (rooted(a.coll) ? static_cast<std::uint32_t>(a.root & 0xff) << 4 : 0u);
+}
+
+bool WaitShm::arrived(int q) {
+  const std::uint64_t w = word_load(s_->ready(q, idx_));
+  if (w == ShmArea::word(k_, tag_)) return true;
+  const std::uint64_t seq = ShmArea::seq_of(w);
+  if (seq < k_) return false;
+  // A later word over k's data: a barrier's (ShmArea::word).
+  if (seq > k_) return true;
+  status = Status(Errc::mismatch,
+                  strprintf("rank %d's shared-memory slot holds call %llu of this communicator as %s, where this rank "
+                            "is in call %llu as %s: the ranks called different collectives or roots, or one of "
+                            "them returned early from a call with an error (DUCT_CHECK=1 compares every call's "
+                            "arguments before it starts)",
+                            q, static_cast<unsigned long long>(ShmArea::seq_of(w)), call_of(ShmArea::tag_of(w)).c_str(),
+                            static_cast<unsigned long long>(k_), call_of(tag_).c_str()));
+  return true;
+}
+
 int WaitShm::waiting_for() const {
-  if (!all_) return published(*s_, rank_, idx_, k_) ? -1 : rank_;
+  auto pending = [&](int q) { return ShmArea::seq_of(word_load(s_->ready(q, idx_))) < k_; };
+  if (!all_) return pending(rank_) ? rank_ : -1;
   for (int q = next_; q < s_->size(); ++q)
-    if (q != rank_ && !published(*s_, q, idx_, k_)) return q;
+    if (q != rank_ && pending(q)) return q;
   return -1;
 }
 
@@ -189,10 +219,13 @@ void WaitShm::poll(bool* ready) {
   // A few looks before giving control back: a value about to arrive is seen at once.
   for (int i = 0; i < 64; ++i) {
     if (!all_) {
-      if (published(*s_, rank_, idx_, k_)) return void(*ready = true);
+      if (arrived(rank_)) return void(*ready = true);
       continue;
     }
-    while (next_ < s_->size() && (next_ == rank_ || published(*s_, next_, idx_, k_))) ++next_;
+    while (next_ < s_->size() && (next_ == rank_ || arrived(next_))) {
+      if (!status.is_ok()) return void(*ready = true);
+      ++next_;
+    }
     if (next_ == s_->size()) {
       s_->saw_all(k_);  // every rank published k, so every rank had returned from k-1
       return void(*ready = true);
@@ -206,16 +239,16 @@ std::string WaitShm::describe() const {
   if (q < 0) return "shared-memory slots (all published)";
   return strprintf("rank %d's shared-memory slot to reach sequence %llu (it is at %llu)", q,
                    static_cast<unsigned long long>(k_),
-                   static_cast<unsigned long long>(word_load(s_->ready(q, idx_))));
+                   static_cast<unsigned long long>(ShmArea::seq_of(word_load(s_->ready(q, idx_)))));
 }
 
-WaitAwaiter<WaitShm> shm_wait_rank(ShmArea& s, std::uint64_t k, int idx, int q) {
-  return WaitAwaiter<WaitShm>{WaitShm(s, k, idx, q, false)};
+WaitAwaiter<WaitShm> shm_wait_rank(ShmArea& s, std::uint64_t k, std::uint32_t tag, int idx, int q) {
+  return WaitAwaiter<WaitShm>{WaitShm(s, k, tag, idx, q, false)};
 }
 
-WaitAwaiter<WaitShm> shm_exchange(ShmArea& s, std::uint64_t k, int idx, int me) {
-  shm_publish(s, k, idx, me);
-  return WaitAwaiter<WaitShm>{WaitShm(s, k, idx, me, true)};
+WaitAwaiter<WaitShm> shm_exchange(ShmArea& s, std::uint64_t k, std::uint32_t tag, int idx, int me) {
+  shm_publish(s, k, tag, idx, me);
+  return WaitAwaiter<WaitShm>{WaitShm(s, k, tag, idx, me, true)};
 }
 
 Status shm_reduce_slots(Context& ctx, ShmArea& s, int idx, const DType& dt, RedOp op, std::size_t count, void* dst,

@@ -58,6 +58,18 @@ class ShmArea {
   // of the slowest reader.
   static constexpr int kSlots = 8;
   static int slot_of(std::uint64_t k) noexcept { return static_cast<int>(k % kSlots); }
+  // A slot's ready word is the sequence number k and the call's tag
+  // (shm_tag: which collective, its root): word(k, tag). A rank waiting for
+  // k finds an older word (not yet), word(k, tag), or a later call's word
+  // (a rank that publishes without writing data, the barrier, does not
+  // claim the slot first, so its word may pass a reader of k's data; the
+  // data is k's). Sequence k with another tag means the ranks are in
+  // different calls (different collectives or roots, or one returned early
+  // with an error), which the wait reports instead of reading the slot.
+  static constexpr int kTagBits = 12;
+  static std::uint64_t word(std::uint64_t k, std::uint32_t tag) noexcept { return k << kTagBits | tag; }
+  static std::uint64_t seq_of(std::uint64_t word) noexcept { return word >> kTagBits; }
+  static std::uint32_t tag_of(std::uint64_t word) noexcept { return static_cast<std::uint32_t>(word & ((1u << kTagBits) - 1)); }
 
   // Collective over `comm` (all ranks on one node). On failure every rank
   // gets an error and no area (the algorithms are then not selected).
@@ -67,8 +79,8 @@ class ShmArea {
   // Collective: frees the window.
   ~ShmArea();
 
-  // Rank r's ready sequence number (access it through std::atomic_ref) and
-  // data of slot `idx` (slot_of(k)).
+  // Rank r's ready word (word(k, tag); access it through std::atomic_ref)
+  // and data of slot `idx` (slot_of(k)).
   std::uint64_t* ready(int r, int idx) const;
   void* slot(int r, int idx) const;
   // Rank r's done sequence number (std::atomic_ref).

@@ -28,6 +28,8 @@
 // for its children's slots of k first, then claims and fills its own slot
 // from them (fill_from) and publishes it; its parent reads it.
 //
+// The loops take the call's arguments for its tag (shm_tag), which the
+// ready words carry beside k,
 // and the round loop exists twice, once per way of waiting: shm_rounds, a
 // coroutine for the general path (Task, nonblocking and stream-ordered
 // calls), and shm_rounds_now, a plain function that waits in place for the
@@ -76,28 +78,29 @@ concept ShmTreeSpec = requires(const Spec& s, Spec& m, std::size_t r, int p, voi
 };
 
 template <class Spec>
-Sched shm_rounds(Context& ctx, Spec spec) {
+Sched shm_rounds(Context& ctx, const CollArgs& a, Spec spec) {
   ShmArea& s = *ctx.shm;
+  const std::uint32_t tag = shm_tag(a);
   const int n = ctx.size(), me = ctx.rank();
   DUCT_CO_TRY(spec.begin());
   for (std::size_t r = 0; r < spec.rounds; ++r) {
     const std::uint64_t k = s.next_seq();
     const int p = ShmArea::slot_of(k);
     if constexpr (ShmTreeSpec<Spec>) {
-      for (int c : spec.children()) DUCT_CO_TRY(co_await shm_wait_rank(s, k, p, c));
+      for (int c : spec.children()) DUCT_CO_TRY(co_await shm_wait_rank(s, k, tag, p, c));
       SHM_CLAIM(s, k, me, n);
       DUCT_CO_TRY(spec.fill_from(r, p, s.slot(me, p)));
-      shm_publish(s, k, p, me);
+      shm_publish(s, k, tag, p, me);
     } else {
       if (spec.writes) {
         SHM_CLAIM(s, k, me, n);
         DUCT_CO_TRY(spec.fill(r, s.slot(me, p)));
       }
       if (spec.wait == kShmAll) {
-        DUCT_CO_TRY(co_await shm_exchange(s, k, p, me));
+        DUCT_CO_TRY(co_await shm_exchange(s, k, tag, p, me));
       } else {
-        if (spec.writes) shm_publish(s, k, p, me);
-        if (spec.wait != kShmNone) DUCT_CO_TRY(co_await shm_wait_rank(s, k, p, spec.wait));
+        if (spec.writes) shm_publish(s, k, tag, p, me);
+        if (spec.wait != kShmNone) DUCT_CO_TRY(co_await shm_wait_rank(s, k, tag, p, spec.wait));
       }
     }
     DUCT_CO_TRY(spec.read(r, p));
@@ -110,8 +113,9 @@ Sched shm_rounds(Context& ctx, Spec spec) {
 Status shm_claim_now(ShmArea& s, std::uint64_t k, int me, int n, Spinner& sp);
 
 template <class Spec>
-Status shm_rounds_now(Context& ctx, Spec spec, Spinner& sp) {
+Status shm_rounds_now(Context& ctx, const CollArgs& a, Spec spec, Spinner& sp) {
   ShmArea& s = *ctx.shm;
+  const std::uint32_t tag = shm_tag(a);
   const int n = ctx.size(), me = ctx.rank();
   DUCT_TRY(spec.begin());
   for (std::size_t r = 0; r < spec.rounds; ++r) {
@@ -119,20 +123,20 @@ Status shm_rounds_now(Context& ctx, Spec spec, Spinner& sp) {
     const int p = ShmArea::slot_of(k);
     if constexpr (ShmTreeSpec<Spec>) {
       for (int c : spec.children()) {
-        WaitShm w(s, k, p, c, false);
+        WaitShm w(s, k, tag, p, c, false);
         DUCT_TRY(sp.wait(w));
       }
       if (!shm_claimed(s, k, me, n)) DUCT_TRY(shm_claim_now(s, k, me, n, sp));
       DUCT_TRY(spec.fill_from(r, p, s.slot(me, p)));
-      shm_publish(s, k, p, me);
+      shm_publish(s, k, tag, p, me);
     } else {
       if (spec.writes) {
         if (!shm_claimed(s, k, me, n)) DUCT_TRY(shm_claim_now(s, k, me, n, sp));
         DUCT_TRY(spec.fill(r, s.slot(me, p)));
       }
-      if (spec.wait == kShmAll || spec.writes) shm_publish(s, k, p, me);
+      if (spec.wait == kShmAll || spec.writes) shm_publish(s, k, tag, p, me);
       if (spec.wait != kShmNone) {
-        WaitShm w(s, k, p, spec.wait == kShmAll ? me : spec.wait, spec.wait == kShmAll);
+        WaitShm w(s, k, tag, p, spec.wait == kShmAll ? me : spec.wait, spec.wait == kShmAll);
         DUCT_TRY(sp.wait(w));
       }
     }

@@ -4,6 +4,7 @@
 // works afterwards.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,40 @@ TEST_CASE("bad arguments return duct error classes with a message naming them", 
   // The communicator still works.
   CHECK(DUCT_Allreduce(a.data(), b.data(), 16, MPI_FLOAT, MPI_SUM, c) == MPI_SUCCESS);
   CHECK(b == std::vector<float>(16, static_cast<float>(size())));
+}
+
+// Ranks in different collectives on one node (a program's bug, or a rank
+// whose call returned early with an argument error, as MPICH's
+// errors/coll/scatterlength makes the root's): the shared-memory slots
+// carry the call beside its sequence number, so a rank that waits finds
+// another call's word and returns Errc::mismatch naming both, instead of
+// reading that call's data as its own or waiting forever. (DUCT_CHECK=1
+// compares the calls before they start: then every rank gets the error.)
+TEST_CASE("ranks in different collectives on one node get a mismatch error, not each other's data", "[errors]") {
+  if (size() < 2) return;
+  ReturnComm rc;
+  REQUIRE(DUCT_Tune("bcast:0-inf:shm;allreduce:0-inf:shm") == MPI_SUCCESS);
+  std::vector<float> a(2, 1.0f), b(2, -1.0f);
+  Result r;
+  {
+    Pending p("rank 0 in DUCT_Bcast, the others in DUCT_Allreduce");
+    r = classify(rank() == 0 ? DUCT_Bcast(a.data(), 2, MPI_FLOAT, 0, rc.comm)
+                             : DUCT_Allreduce(a.data(), b.data(), 2, MPI_FLOAT, MPI_SUM, rc.comm));
+  }
+  const char* env = std::getenv("DUCT_CHECK");
+  const bool checked = env && std::string(env) == "1";
+  if (rank() == 0 && !checked) {
+    CHECK(r.rc == MPI_SUCCESS);  // the root of a bcast writes its slot and returns, as an eager send
+  } else if (rank() == 0) {
+    expect(r, DUCT_ERRCLASS_MISMATCH, {"DUCT_Allreduce"}, "DUCT_Bcast");
+  } else if (checked) {
+    expect(r, DUCT_ERRCLASS_MISMATCH, {"DUCT_Allreduce", "DUCT_Bcast"});
+    CHECK(b == std::vector<float>(2, -1.0f));
+  } else {
+    expect(r, DUCT_ERRCLASS_MISMATCH, {"rank 0's shared-memory slot", "as bcast with root 0", "as allreduce"});
+    CHECK(b == std::vector<float>(2, -1.0f));  // nothing of the bcast taken as the allreduce's result
+  }
+  REQUIRE(DUCT_Tune("") == MPI_SUCCESS);
 }
 
 TEST_CASE("MPI_COMM_NULL is reported through MPI_COMM_WORLD's error handler", "[errors]") {

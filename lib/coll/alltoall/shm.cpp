@@ -55,9 +55,9 @@ struct AlltoallSpec {
 };
 }  // namespace
 
-Sched alltoall_shm(Context& ctx, const CollArgs& a, std::uint32_t) { return shm_rounds(ctx, AlltoallSpec(ctx, a)); }
+Sched alltoall_shm(Context& ctx, const CollArgs& a, std::uint32_t) { return shm_rounds(ctx, a, AlltoallSpec(ctx, a)); }
 Status alltoall_shm_now(Context& ctx, const CollArgs& a, std::uint32_t, Spinner& sp) {
-  return shm_rounds_now(ctx, AlltoallSpec(ctx, a), sp);
+  return shm_rounds_now(ctx, a, AlltoallSpec(ctx, a), sp);
 }
 
 }  // namespace duct::coll

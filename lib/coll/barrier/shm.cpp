@@ -20,9 +20,9 @@ struct BarrierSpec {
 };
 }  // namespace
 
-Sched barrier_shm(Context& ctx, const CollArgs&, std::uint32_t) { return shm_rounds(ctx, BarrierSpec{}); }
-Status barrier_shm_now(Context& ctx, const CollArgs&, std::uint32_t, Spinner& sp) {
-  return shm_rounds_now(ctx, BarrierSpec{}, sp);
+Sched barrier_shm(Context& ctx, const CollArgs& a, std::uint32_t) { return shm_rounds(ctx, a, BarrierSpec{}); }
+Status barrier_shm_now(Context& ctx, const CollArgs& a, std::uint32_t, Spinner& sp) {
+  return shm_rounds_now(ctx, a, BarrierSpec{}, sp);
 }
 
 }  // namespace duct::coll

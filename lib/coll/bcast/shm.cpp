@@ -42,9 +42,9 @@ struct BcastSpec {
 };
 }  // namespace
 
-Sched bcast_shm(Context& ctx, const CollArgs& a, std::uint32_t) { return shm_rounds(ctx, BcastSpec(ctx, a)); }
+Sched bcast_shm(Context& ctx, const CollArgs& a, std::uint32_t) { return shm_rounds(ctx, a, BcastSpec(ctx, a)); }
 Status bcast_shm_now(Context& ctx, const CollArgs& a, std::uint32_t, Spinner& sp) {
-  return shm_rounds_now(ctx, BcastSpec(ctx, a), sp);
+  return shm_rounds_now(ctx, a, BcastSpec(ctx, a), sp);
 }
 
 }  // namespace duct::coll

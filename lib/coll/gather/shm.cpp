@@ -58,10 +58,10 @@ struct GatherSpec {
 }  // namespace
 
 Sched shm_gather(Context& ctx, const CollArgs& a, bool everyone) {
-  return shm_rounds(ctx, GatherSpec(ctx, a, everyone));
+  return shm_rounds(ctx, a, GatherSpec(ctx, a, everyone));
 }
 Status shm_gather_now(Context& ctx, const CollArgs& a, bool everyone, Spinner& sp) {
-  return shm_rounds_now(ctx, GatherSpec(ctx, a, everyone), sp);
+  return shm_rounds_now(ctx, a, GatherSpec(ctx, a, everyone), sp);
 }
 
 Sched gather_shm(Context& ctx, const CollArgs& a, std::uint32_t) { return shm_gather(ctx, a, /*everyone=*/false); }

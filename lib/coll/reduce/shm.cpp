@@ -50,10 +50,10 @@ struct ReduceSpec {
 }  // namespace
 
 Sched shm_reduce(Context& ctx, const CollArgs& a, bool everyone) {
-  return shm_rounds(ctx, ReduceSpec(ctx, a, everyone));
+  return shm_rounds(ctx, a, ReduceSpec(ctx, a, everyone));
 }
 Status shm_reduce_now(Context& ctx, const CollArgs& a, bool everyone, Spinner& sp) {
-  return shm_rounds_now(ctx, ReduceSpec(ctx, a, everyone), sp);
+  return shm_rounds_now(ctx, a, ReduceSpec(ctx, a, everyone), sp);
 }
 
 Sched reduce_shm(Context& ctx, const CollArgs& a, std::uint32_t) { return shm_reduce(ctx, a, /*everyone=*/false); }

@@ -85,10 +85,10 @@ static_assert(ShmTreeSpec<ReduceTreeSpec>);
 }  // namespace
 
 Sched reduce_shm_tree(Context& ctx, const CollArgs& a, std::uint32_t) {
-  return shm_rounds(ctx, ReduceTreeSpec(ctx, a));
+  return shm_rounds(ctx, a, ReduceTreeSpec(ctx, a));
 }
 Status reduce_shm_tree_now(Context& ctx, const CollArgs& a, std::uint32_t, Spinner& sp) {
-  return shm_rounds_now(ctx, ReduceTreeSpec(ctx, a), sp);
+  return shm_rounds_now(ctx, a, ReduceTreeSpec(ctx, a), sp);
 }
 
 }  // namespace duct::coll

@@ -84,10 +84,10 @@ struct ReduceScatterSpec {
 }  // namespace
 
 Sched reduce_scatter_shm(Context& ctx, const CollArgs& a, std::uint32_t) {
-  return shm_rounds(ctx, ReduceScatterSpec(ctx, a));
+  return shm_rounds(ctx, a, ReduceScatterSpec(ctx, a));
 }
 Status reduce_scatter_shm_now(Context& ctx, const CollArgs& a, std::uint32_t, Spinner& sp) {
-  return shm_rounds_now(ctx, ReduceScatterSpec(ctx, a), sp);
+  return shm_rounds_now(ctx, a, ReduceScatterSpec(ctx, a), sp);
 }
 
 }  // namespace duct::coll

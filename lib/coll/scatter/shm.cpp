@@ -52,9 +52,9 @@ struct ScatterSpec {
 };
 }  // namespace
 
-Sched scatter_shm(Context& ctx, const CollArgs& a, std::uint32_t) { return shm_rounds(ctx, ScatterSpec(ctx, a)); }
+Sched scatter_shm(Context& ctx, const CollArgs& a, std::uint32_t) { return shm_rounds(ctx, a, ScatterSpec(ctx, a)); }
 Status scatter_shm_now(Context& ctx, const CollArgs& a, std::uint32_t, Spinner& sp) {
-  return shm_rounds_now(ctx, ScatterSpec(ctx, a), sp);
+  return shm_rounds_now(ctx, a, ScatterSpec(ctx, a), sp);
 }
 
 }  // namespace duct::coll
