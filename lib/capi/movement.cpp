@@ -78,9 +78,7 @@ coll::CollArgs moving_args(Coll c, std::size_t bytes, int root) {
 
 VLayout vlayout(const std::vector<MPI_Count>& counts, const std::vector<MPI_Aint>& displs) { return {counts, displs}; }
 
-// The byte ranges of `count` elements (one block) or of a v-argument's
-// blocks, of a contiguous datatype, at `buf`.
-std::vector<Bytes> block(const void* buf, std::size_t bytes) { return {{buf, bytes}}; }
+// The byte ranges of a v-argument's blocks, of a contiguous datatype, at `buf`.
 std::vector<Bytes> blocks(const void* buf, const VLayout& v, const TypeInfo& ti) {
   std::vector<Bytes> out(v.counts.size());
   for (std::size_t i = 0; i < out.size(); ++i)
@@ -92,10 +90,16 @@ std::vector<Bytes> blocks(const void* buf, const VLayout& v, const TypeInfo& ti)
 // (MPI-4.1 section 2.3: an OUT argument is not aliased with any other);
 // MPI_IN_PLACE is the way to reuse a buffer. Checked where both datatypes
 // are contiguous, byte range against byte range, so that blocks merely
-// interleaved with the other argument's are not an error.
-Status disjoint(const void* sendbuf, std::vector<Bytes> s, const void* recvbuf, std::vector<Bytes> r, const char* where) {
-  if (!any_overlap(std::move(s), std::move(r))) return Status::ok();
+// interleaved with the other argument's are not an error: one range each
+// (no allocation on the equal-block calls), or the v-forms' blocks.
+Status overlap_error(const void* sendbuf, const void* recvbuf, const char* where) {
   return make_error(Errc::overlap, "sendbuf = %p and recvbuf = %p overlap%s; use MPI_IN_PLACE", sendbuf, recvbuf, where);
+}
+Status disjoint(const void* sendbuf, std::size_t sbytes, const void* recvbuf, std::size_t rbytes, const char* where) {
+  return overlaps(sendbuf, sbytes, recvbuf, rbytes) ? overlap_error(sendbuf, recvbuf, where) : Status::ok();
+}
+Status disjoint(const void* sendbuf, std::vector<Bytes> s, const void* recvbuf, std::vector<Bytes> r, const char* where) {
+  return any_overlap(std::move(s), std::move(r)) ? overlap_error(sendbuf, recvbuf, where) : Status::ok();
 }
 
 }  // namespace
@@ -177,8 +181,8 @@ int all_blocks(const char* call, Coll coll, const void* sendbuf, MPI_Count sendc
     if (!(st = check_buffer(recvbuf, "recvbuf", rtotal, false, rti.true_lb))) return e.fail(st);
     if (!in_place && !(st = check_buffer(sendbuf, "sendbuf", stotal, false, sti.true_lb))) return e.fail(st);
     if (!in_place && rti.contiguous && sti.contiguous &&
-        !(st = disjoint(sendbuf, block(sendbuf, static_cast<std::size_t>(stotal) * sti.size), recvbuf,
-                        block(recvbuf, static_cast<std::size_t>(rtotal) * rti.size), "")))
+        !(st = disjoint(sendbuf, static_cast<std::size_t>(stotal) * sti.size, recvbuf,
+                        static_cast<std::size_t>(rtotal) * rti.size, "")))
       return e.fail(st);
 
     Contig r_local, s_local;
@@ -261,7 +265,7 @@ int allgatherv(const char* call, const void* sendbuf, MPI_Count sendcount, MPI_D
     if (!(st = check_buffer(recvbuf, "recvbuf", total, false, rti.true_lb))) return e.fail(st);
     if (!in_place && !(st = check_buffer(sendbuf, "sendbuf", sendcount, false, sti.true_lb))) return e.fail(st);
     if (!in_place && rti.contiguous && sti.contiguous &&
-        !(st = disjoint(sendbuf, block(sendbuf, sbytes), recvbuf, blocks(recvbuf, v, rti), "")))
+        !(st = disjoint(sendbuf, {{sendbuf, sbytes}}, recvbuf, blocks(recvbuf, v, rti), "")))
       return e.fail(st);
     VContig r_local;
     Contig s_local;
@@ -429,9 +433,8 @@ int gather(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, M
     if (is_root && !(st = check_buffer(recvbuf, "recvbuf", v ? rv.total() : recvcount, false, rti.true_lb)))
       return e.fail(st);
     if (is_root && !in_place && rti.contiguous && sti.contiguous &&
-        !(st = disjoint(sendbuf, block(sendbuf, sbytes), recvbuf,
-                        v ? blocks(recvbuf, rv, rti) : block(recvbuf, static_cast<std::size_t>(rtotal) * rti.size),
-                        " at the root")))
+        !(st = v ? disjoint(sendbuf, {{sendbuf, sbytes}}, recvbuf, blocks(recvbuf, rv, rti), " at the root")
+                 : disjoint(sendbuf, sbytes, recvbuf, static_cast<std::size_t>(rtotal) * rti.size, " at the root")))
       return e.fail(st);
 
     coll::CollArgs a;
@@ -539,8 +542,8 @@ int scatter(const char* call, bool v, const void* sendbuf, MPI_Count sendcount, 
       return e.fail(st);
     if (!in_place && !(st = check_buffer(recvbuf, "recvbuf", recvcount, false, rti.true_lb))) return e.fail(st);
     if (is_root && !in_place && rti.contiguous && sti.contiguous &&
-        !(st = disjoint(sendbuf, v ? blocks(sendbuf, sv, sti) : block(sendbuf, static_cast<std::size_t>(stotal) * sti.size),
-                        recvbuf, block(recvbuf, rbytes), " at the root")))
+        !(st = v ? disjoint(sendbuf, blocks(sendbuf, sv, sti), recvbuf, {{recvbuf, rbytes}}, " at the root")
+                 : disjoint(sendbuf, static_cast<std::size_t>(stotal) * sti.size, recvbuf, rbytes, " at the root")))
       return e.fail(st);
 
     coll::CollArgs a;

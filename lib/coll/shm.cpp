@@ -202,7 +202,7 @@ bool WaitShm::arrived(int q) {
                             "is in call %llu as %s: the ranks called different collectives or roots, or one of "
                             "them returned early from a call with an error (DUCT_CHECK=1 compares every call's "
                             "arguments before it starts)",
-                            q, static_cast<unsigned long long>(ShmArea::seq_of(w)), call_of(ShmArea::tag_of(w)).c_str(),
+                            q, static_cast<unsigned long long>(seq), call_of(ShmArea::tag_of(w)).c_str(),
                             static_cast<unsigned long long>(k_), call_of(tag_).c_str()));
   return true;
 }
