@@ -2,6 +2,7 @@
 
 #include "coll/task.hpp"
 
+#include <execinfo.h>
 #include <sched.h>
 #include <signal.h>
 #include <unistd.h>
@@ -205,7 +206,12 @@ constexpr unsigned kPollsPerClockRead = 256;
 // ---- SIGUSR1: dump what is pending ----
 // The handler only bumps a counter (async-signal-safe); every run loop that
 // sees it change prints its task. With no collective running the handler
-// writes a prepared line itself.
+// writes a prepared line itself, and the stack of the thread it interrupted:
+// a rank stuck outside duct's waits (inside UCX, CUDA or the MPI library,
+// for example while a communicator's context is created) then still says
+// where. backtrace_symbols_fd writes without allocating; backtrace() is
+// primed at install, so its first call's loading of the unwinder does not
+// happen in the handler.
 std::atomic<unsigned> g_dump_gen{0};
 std::atomic<int> g_running{0};
 char g_idle_line[160];
@@ -216,6 +222,9 @@ bool g_usr1_installed = false;
 void on_usr1(int) {
   if (g_running.load(std::memory_order_relaxed) == 0) {
     if (g_idle_len) (void)!write(STDERR_FILENO, g_idle_line, g_idle_len);
+    void* frames[48];
+    const int depth = backtrace(frames, 48);
+    backtrace_symbols_fd(frames, depth, STDERR_FILENO);
     return;
   }
   g_dump_gen.fetch_add(1, std::memory_order_relaxed);
@@ -265,9 +274,11 @@ void install_dump_signal(int world_rank) noexcept {
     DUCT_INFO(init, "SIGUSR1 has a handler already: duct's pending-operation dump is off");
     return;
   }
-  int n = std::snprintf(g_idle_line, sizeof g_idle_line, "duct: rank %d (pid %d): no collective in progress\n",
+  int n = std::snprintf(g_idle_line, sizeof g_idle_line, "duct: rank %d (pid %d): no collective in progress; the interrupted thread's stack:\n",
                         world_rank, static_cast<int>(getpid()));
   g_idle_len = n > 0 ? std::min<std::size_t>(static_cast<std::size_t>(n), sizeof g_idle_line - 1) : 0;
+  void* prime[2];
+  (void)backtrace(prime, 2);
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);
   sa.sa_handler = &on_usr1;
