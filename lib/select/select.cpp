@@ -124,6 +124,15 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // exchange there: 2026-11-25, three rounds beside Open MPI, shm 64 KiB
 // 5.0 against 6.3 us for the ring, 128 KiB even (8.0-8.6 us each), 256 KiB
 // 16.0 against 13.0, 1 MiB 59 against 50, 4 MiB 232-255 against 204-237.
+// From 16 ranks on one node the reduce up to 4 KiB is the 4-ary shm_tree:
+// the flat shm reduce's root reads n - 1 slots in turn, the tree's 4. On an
+// H100 machine's 16 cores (2026-11-26, docs/benchmarks/2026-11-26-gpu-run9-
+// h100.md), 16 ranks one per core, 8 B / 64 B / 512 B / 4 KiB: 1.45 / 1.50
+// / 1.85 / 3.81 us against the flat reduce's 1.68 / 2.53 / 3.39 / 9.44
+// (Open MPI 0.68-0.70 / 0.88-1.13 / 2.8-3.3 / 12-13). Not measured at 5-15
+// ranks, nor above 4 KiB: the range ends at the next power of two above
+// the largest size won, as duct-tune writes its rules; the flat reduce
+// keeps the rest, and duct-tune measures where it is run.
 constexpr const char* kDefaultRules =
     "allreduce/nodes:0-16k:hierarchical,16k-inf:split_rail,64k-inf:hierarchical;"
     "bcast/nodes:0-16k:hierarchical,16k-inf:split_rail;reduce/nodes:0-16k:hierarchical,16k-inf:split_rail;allgather/nodes:16k-inf:split_rail;"
@@ -133,7 +142,7 @@ constexpr const char* kDefaultRules =
     "allreduce:0-inf:engine;allreduce/n=1-4:0-8m:shm;"
     "allreduce:0-16k:shm,0-16k:recursive_doubling,16k-inf:ring;"
     "bcast:0-inf:engine,0-8m:shm;bcast/n=1-2:0-inf:binomial;bcast:0-64k:binomial,64k-inf:scatter_allgather;"
-    "reduce:0-inf:engine;reduce/n=1-4:0-8m:shm;reduce:0-16k:shm;"
+    "reduce:0-inf:engine;reduce/n=1-4:0-8m:shm;reduce/n=16-inf:0-8k:shm_tree;reduce:0-16k:shm;"
     "reduce:0-64k:binomial,64k-inf:reduce_scatter_gather;"
     "allgather:0-inf:engine;allgather/n=1-2:0-256k:shm,256k-inf:ring;"
     "allgather:0-512k:shm,0-64k:bruck,64k-inf:ring;"
