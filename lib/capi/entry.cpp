@@ -52,7 +52,7 @@ Status Entry::context(coll::Context** ctx) {
   (void)mpi_wait_progresses_duct();
   std::unique_lock<std::recursive_mutex> lock;
   if (rt->threaded()) lock = std::unique_lock<std::recursive_mutex>(rt->mutex());
-  Status st = rt->context(comm, ctx);
+  Status st = rt->context(comm, ctx, &lock);
   return st ? st : st.context("setting up the communicator");
 }
 

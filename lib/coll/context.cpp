@@ -6,6 +6,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <random>
+#include <thread>
 #include <cstdlib>
 #include <vector>
 
@@ -27,6 +30,14 @@ namespace {
 std::mutex g_init_mutex;
 Runtime* g_runtime = nullptr;
 bool g_finalized = false;
+
+// 0..n-1, from a per-thread generator (the cid agreement's step).
+std::uint32_t random_below(std::uint32_t n) {
+  thread_local std::minstd_rand gen(static_cast<std::uint32_t>(getpid()) * 2654435761u ^
+                                    static_cast<std::uint32_t>(std::hash<std::thread::id>{}(std::this_thread::get_id())) ^
+                                    static_cast<std::uint32_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
+  return static_cast<std::uint32_t>(gen() % n);
+}
 }  // namespace
 
 // ---- Context ----------------------------------------------------------------
@@ -214,7 +225,7 @@ void Runtime::delete_context(void* value) noexcept {
   delete ctx;
 }
 
-Status Runtime::context(MPI_Comm comm, Context** out) {
+Status Runtime::context(MPI_Comm comm, Context** out, std::unique_lock<std::recursive_mutex>* lock) {
   if (comm == last_comm_ && last_ctx_) {
     *out = last_ctx_;
     return Status::ok();
@@ -224,7 +235,7 @@ Status Runtime::context(MPI_Comm comm, Context** out) {
   if (v) {
     *out = static_cast<Context*>(v);
   } else {
-    DUCT_TRY(create_context(comm, out));
+    DUCT_TRY(create_context(comm, out, lock));
   }
   last_comm_ = comm;
   last_ctx_ = *out;
@@ -251,15 +262,26 @@ Status Runtime::agree_cid(MPI_Comm dup, std::uint32_t* cid, bool local_ok, bool*
       return Status::ok();
     }
     if (b->max[0] >= channel::ucx::kMaxCid) b->max[0] = 1;
-    b->is_free = cids_.count(b->max[0]) == 0;
+    // Reserved while the ranks agree: another thread setting up another
+    // communicator meanwhile (the waits let the runtime lock go) then finds
+    // it taken. Given back if another rank has it in use.
+    const bool reserved = cids_.insert(b->max[0]).second;
+    b->is_free = reserved;
     DUCT_MPI_CHECK(PMPI_Iallreduce(MPI_IN_PLACE, &b->is_free, 1, MPI_INT, MPI_LAND, dup, &req));
+    // A wait that gives up keeps the reservation: the other ranks may still
+    // agree on the id and use it.
     DUCT_TRY(wait(&req, "MPI_Iallreduce of the communicator id", b));
     if (b->is_free) {
       *cid = b->max[0];
-      next_cid_ = b->max[0] + 1;
+      next_cid_ = std::max(next_cid_, b->max[0] + 1);
       return Status::ok();
     }
-    b->mine[0] = b->max[0] + 1;
+    if (reserved) cids_.erase(b->max[0]);
+    // Under MPI_THREAD_MULTIPLE two setups on overlapping ranks can each
+    // hold the other's choice on some rank and fail together; a random step
+    // of 1-4 (the largest proposal wins) makes the same collision in the
+    // next round unlikely.
+    b->mine[0] = b->max[0] + 1 + (threaded_ ? random_below(4) : 0);
   }
   return make_error(Errc::not_supported, "more than %u communicators in use by duct at once",
                     channel::ucx::kMaxCid - 1);
@@ -303,7 +325,8 @@ bool yield_while_waiting(long node_ranks) {
 
 }  // namespace
 
-Status Runtime::create_context(MPI_Comm comm, Context** out) {
+Status Runtime::create_context(MPI_Comm comm, Context** out, std::unique_lock<std::recursive_mutex>* lock) {
+  const SetupLock named(lock);
   auto ctx = std::make_unique<Context>();
   ctx->comm = comm;
   int me = 0, n = 1;
@@ -317,6 +340,7 @@ Status Runtime::create_context(MPI_Comm comm, Context** out) {
   // under DUCT_TIMEOUT and SIGUSR1 (wait_setup), so a rank that never comes
   // turns into a timeout error on the ranks that did, not a hang.
   const MpiWait wait = [&](MPI_Request* req, const char* what, std::shared_ptr<void> buffers) {
+    const SetupLock::Released unlocked;
     return wait_setup(req, [&] { return doing; }, [what] { return std::string(what); }, std::move(buffers), ctx->yield);
   };
   Status st = setup_context(*ctx, comm, me, n, wait);
@@ -384,7 +408,6 @@ Status Runtime::setup_context(Context& c, MPI_Comm comm, int me, int n, const Mp
   DUCT_TRY(agree_cid(c.dup, &c.cid, local_st.is_ok(), &all_ok, wait));
   if (!local_st) return local_st;
   if (!all_ok) return make_error(Errc::comm, "another rank of the communicator failed to set up duct (see its message)");
-  cids_.insert(c.cid);
   DUCT_TRY(channel::ChannelSet::create(c.dup, c.topo, c.cid, local, &c.channels, wait));
   if (c.topo.num_nodes == 1 && c.topo.size > 1) {
     Status st = ShmArea::create(c.dup, c.topo.rank, c.topo.size, &c.shm, wait);

@@ -159,8 +159,11 @@ class Runtime {
   // progress is serialized. The thread makes no MPI call.
   void helper_thread_started() noexcept { helper_ = true; }
 
-  // The context of `comm`, created collectively on first use.
-  Status context(MPI_Comm comm, Context** out);
+  // The context of `comm`, created collectively on first use. `lock`: the
+  // runtime lock the caller holds (once), or nullptr; a creation lets it go
+  // while it waits for other ranks (SetupLock), so that other threads'
+  // first calls on other communicators go on meanwhile.
+  Status context(MPI_Comm comm, Context** out, std::unique_lock<std::recursive_mutex>* lock = nullptr);
   // The context of `comm` if it is the communicator of the last call
   // (without MPI_THREAD_MULTIPLE), else nullptr: no MPI call, no lookup.
   // (duct's stream thread never asks for a context: it leaves this alone.)
@@ -183,7 +186,7 @@ class Runtime {
  private:
   Runtime() = default;
   Status init();
-  Status create_context(MPI_Comm comm, Context** out);
+  Status create_context(MPI_Comm comm, Context** out, std::unique_lock<std::recursive_mutex>* lock);
   Status setup_context(Context& c, MPI_Comm comm, int me, int n, const MpiWait& wait);
   Status agree_cid(MPI_Comm dup, std::uint32_t* cid, bool local_ok, bool* all_ok, const MpiWait& wait);
   void teardown() noexcept;

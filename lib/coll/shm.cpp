@@ -29,7 +29,11 @@ Status ShmArea::create(MPI_Comm comm, int rank, int size, std::unique_ptr<ShmAre
   if (info != MPI_INFO_NULL && MPI_Info_set(info, "alloc_shared_noncontig", "true") != MPI_SUCCESS)
     DUCT_DEBUG(coll, "MPI_Info_set(alloc_shared_noncontig) failed; using contiguous regions");
   char* mine = nullptr;
-  int rc = MPI_Win_allocate_shared(static_cast<MPI_Aint>(kRegion), 1, info, comm, &mine, &a->win_);
+  int rc = MPI_SUCCESS;
+  {
+    SetupLock::Released unlocked;  // blocking and collective (see SetupLock)
+    rc = MPI_Win_allocate_shared(static_cast<MPI_Aint>(kRegion), 1, info, comm, &mine, &a->win_);
+  }
   if (info != MPI_INFO_NULL) MPI_Info_free(&info);
   auto ok = std::make_shared<int>(rc == MPI_SUCCESS);
   MPI_Request req;
@@ -42,6 +46,7 @@ Status ShmArea::create(MPI_Comm comm, int rank, int size, std::unique_ptr<ShmAre
   };
   if (Status st = wait(&req, "MPI_Iallreduce of the shared-memory window's success", ok); !st) return give_up(st);
   if (!*ok) {
+    SetupLock::Released unlocked;
     if (a->win_ != MPI_WIN_NULL) MPI_Win_free(&a->win_);
     return rc != MPI_SUCCESS ? mpi_error(rc, "MPI_Win_allocate_shared")
                              : make_error(Errc::mpi, "MPI_Win_allocate_shared failed on another rank");

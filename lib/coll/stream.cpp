@@ -362,8 +362,8 @@ Status side_of(Context& ctx, MPI_Comm comm, Runtime& rt, std::shared_ptr<StreamS
   {
     // As Entry::context: setting a context up touches the UCX worker and
     // the runtime's tables, which the stream thread's progress uses too.
-    std::lock_guard<std::recursive_mutex> lock(rt.mutex());
-    st = rt.context(s->comm, &s->ctx);
+    std::unique_lock<std::recursive_mutex> lock(rt.mutex());
+    st = rt.context(s->comm, &s->ctx, &lock);
   }
   if (!st) return st.context("creating the communicator's stream side");
   ctx.streams = s;

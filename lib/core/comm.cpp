@@ -20,6 +20,23 @@ Status mpi_wait(MPI_Request* req, const char* what, std::shared_ptr<void>) {
   return rc == MPI_SUCCESS ? Status::ok() : mpi_error(rc, what);
 }
 
+namespace {
+thread_local SetupLock::Lock* t_setup_lock = nullptr;
+}  // namespace
+
+SetupLock::SetupLock(Lock* lock) noexcept : saved_(t_setup_lock) { t_setup_lock = lock; }
+SetupLock::~SetupLock() { t_setup_lock = saved_; }
+
+SetupLock::Released::Released() noexcept {
+  if (t_setup_lock && t_setup_lock->owns_lock()) {
+    lock_ = t_setup_lock;
+    lock_->unlock();
+  }
+}
+SetupLock::Released::~Released() {
+  if (lock_) lock_->lock();
+}
+
 std::string processor_name() {
   char name[MPI_MAX_PROCESSOR_NAME + 1] = {};
   int len = 0;
@@ -50,7 +67,10 @@ Status build_topology(MPI_Comm comm, Topology* out, const MpiWait& wait) {
 
   // The node of each rank: the lowest rank of `comm` that shares memory with it.
   MPI_Comm node_comm;
-  DUCT_MPI_CHECK(PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, t.rank, MPI_INFO_NULL, &node_comm));
+  {
+    SetupLock::Released unlocked;  // blocking and collective: other threads' setups may need this rank's peers
+    DUCT_MPI_CHECK(PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, t.rank, MPI_INFO_NULL, &node_comm));
+  }
   int local_rank = 0, local_size = 1;
   MPI_Comm_rank(node_comm, &local_rank);
   MPI_Comm_size(node_comm, &local_size);

@@ -1,0 +1,115 @@
+// duct-threads [THREADS [ITERATIONS [STAGGER_MS]]]: MPI_THREAD_MULTIPLE, one communicator
+// per thread. Each thread makes the first duct call on its own
+// communicator, and the ranks start their threads in opposite orders (even
+// ranks thread 0 first, odd ranks the last thread first), so one rank sets
+// up communicator A while its peer sets up B. Before duct set contexts up
+// without holding its progress lock across the waits, this deadlocked
+// (MPICH's test/mpi/threads/coll/allred did too): each rank's setup held
+// the lock while it waited for the peer, whose other thread held its lock.
+// Then every thread runs allreduce, bcast (every root) and iallreduce on
+// its communicator, each checked against the MPI library's own collective
+// (or the root's known data) on the same communicator.
+// Exit 0: every rank passed; 1: a wrong result; 77: the MPI library does
+// not provide MPI_THREAD_MULTIPLE.
+#include <mpi.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+#include "duct/duct.h"
+
+namespace {
+
+std::atomic<int> g_wrong{0};
+
+void report(int rank, int t, int it, const char* call, const char* what) {
+  std::fprintf(stderr, "duct-threads: rank %d thread %d iteration %d: %s: %s\n", rank, t, it, call, what);
+  g_wrong.fetch_add(1);
+}
+
+void worker(MPI_Comm comm, int t, int iterations, int world_rank, int delay_ms) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  for (int it = 0; it < iterations; ++it) {
+    const int count = 1 + (it * 131 + t * 17) % 3000;
+    std::vector<int> in(static_cast<size_t>(count)), out(in.size(), -1), ref(in.size(), -2);
+    for (int i = 0; i < count; ++i) in[static_cast<size_t>(i)] = rank * 7 + i + it + t;
+
+    if (DUCT_Allreduce(in.data(), out.data(), count, MPI_INT, MPI_SUM, comm) != MPI_SUCCESS)
+      report(world_rank, t, it, "DUCT_Allreduce", "returned an error");
+    MPI_Allreduce(in.data(), ref.data(), count, MPI_INT, MPI_SUM, comm);
+    if (out != ref) report(world_rank, t, it, "DUCT_Allreduce", "differs from MPI_Allreduce");
+
+    const int root = (it + t) % size;
+    std::vector<int> b(in.size());
+    for (int i = 0; i < count; ++i) b[static_cast<size_t>(i)] = rank == root ? root * 1000 + i + it : -1;
+    if (DUCT_Bcast(b.data(), count, MPI_INT, root, comm) != MPI_SUCCESS)
+      report(world_rank, t, it, "DUCT_Bcast", "returned an error");
+    for (int i = 0; i < count; ++i)
+      if (b[static_cast<size_t>(i)] != root * 1000 + i + it) {
+        report(world_rank, t, it, "DUCT_Bcast", "an element differs from the root's");
+        break;
+      }
+
+    std::fill(out.begin(), out.end(), -1);
+    MPI_Request req = MPI_REQUEST_NULL;
+    if (DUCT_Iallreduce(in.data(), out.data(), count, MPI_INT, MPI_MAX, comm, &req) != MPI_SUCCESS ||
+        MPI_Wait(&req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      report(world_rank, t, it, "DUCT_Iallreduce", "returned an error");
+    MPI_Allreduce(in.data(), ref.data(), count, MPI_INT, MPI_MAX, comm);
+    if (out != ref) report(world_rank, t, it, "DUCT_Iallreduce", "differs from MPI_Allreduce");
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (provided < MPI_THREAD_MULTIPLE) {
+    if (rank == 0) std::printf("duct-threads: skipped: the MPI library provides thread level %d\n", provided);
+    MPI_Finalize();
+    return 77;
+  }
+  const int nthreads = argc > 1 ? std::atoi(argv[1]) : 3;
+  const int iterations = argc > 2 ? std::atoi(argv[2]) : 20;
+  // 0: every thread starts at once (the setups' cid agreements overlap).
+  const int stagger_ms = argc > 3 ? std::atoi(argv[3]) : 50;
+
+  // Created by the main thread, in the same order on every rank (MPI
+  // communicator creation is collective). Odd-numbered ones reverse the
+  // rank order, so roots and neighbours differ between threads.
+  std::vector<MPI_Comm> comms(static_cast<size_t>(nthreads));
+  for (int t = 0; t < nthreads; ++t) {
+    if (t % 2) MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &comms[static_cast<size_t>(t)]);
+    else MPI_Comm_dup(MPI_COMM_WORLD, &comms[static_cast<size_t>(t)]);
+  }
+
+  // Opposite start orders on even and odd ranks, STAGGER_MS apart: each rank's
+  // first setup is on a communicator its peer reaches last.
+  std::vector<std::thread> threads;
+  for (int t = 0; t < nthreads; ++t) {
+    const int order = rank % 2 ? nthreads - 1 - t : t;
+    threads.emplace_back(worker, comms[static_cast<size_t>(t)], t, iterations, rank, stagger_ms * order);
+  }
+  for (std::thread& th : threads) th.join();
+
+  int wrong = g_wrong.load(), any = 0;
+  MPI_Allreduce(&wrong, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0)
+    std::printf("duct-threads: %d ranks x %d threads x %d iterations: %s (%d wrong)\n", size, nthreads, iterations,
+                any ? "FAILED" : "passed", any);
+  for (MPI_Comm& c : comms) MPI_Comm_free(&c);
+  MPI_Finalize();
+  return any ? 1 : 0;
+}
