@@ -409,6 +409,19 @@ Status Runtime::setup_context(Context& c, MPI_Comm comm, int me, int n, const Mp
   if (!local_st) return local_st;
   if (!all_ok) return make_error(Errc::comm, "another rank of the communicator failed to set up duct (see its message)");
   DUCT_TRY(channel::ChannelSet::create(c.dup, c.topo, c.cid, local, &c.channels, wait));
+  // No rank goes on before every rank has its endpoints. Creating one over
+  // UCX's shared-memory transports attaches the peer's receive FIFO at
+  // once, so the peer's worker must still exist. A rank with little to do
+  // in the first collective (a leaf of a reduce) otherwise finished it,
+  // reached MPI_Finalize and destroyed its worker while a slower rank of
+  // its node was still connecting: "mm ep failed to connect to remote
+  // FIFO" (MPICH's coll/longuser on 2 emulated nodes, 7 of 12 runs). On
+  // one node the shared-memory window's exchanges below do the same.
+  if (c.topo.num_nodes > 1) {
+    MPI_Request req;
+    DUCT_MPI_CHECK(PMPI_Ibarrier(c.dup, &req));
+    DUCT_TRY(wait(&req, "MPI_Ibarrier after every rank's endpoints", nullptr));
+  }
   if (c.topo.num_nodes == 1 && c.topo.size > 1) {
     Status st = ShmArea::create(c.dup, c.topo.rank, c.topo.size, &c.shm, wait);
     if (st.code() == Errc::timeout) return st;
