@@ -104,30 +104,32 @@ cluster_down() {
 
 # cluster: tests/gpu and allreduce on device buffers on the emulated 2 x 2
 # cluster, Debian's UCX, then the CUDA-aware one (gpu-bin.sh WITH_UCX_CUDA=1).
-# CT, CB: timeouts (s) of its tests/gpu runs and its duct-bench runs; CF: duct-bench's size factor
+# CT, CB: timeouts (s) of its tests/gpu runs and its duct-bench runs; CF: duct-bench's size factor;
+# PPN: ranks per node (default 2; on the H100 machine Open MPI's own
+# MPI_Comm_split_type hangs at 2, see docs/benchmarks/2026-11-26-gpu-run9-h100.md)
 cluster() {
-  local CT=${CT:-90} CB=${CB:-90} CF=${CF:-8}
+  local CT=${CT:-90} CB=${CB:-90} CF=${CF:-8} ppn=${PPN:-2}
   cluster_up || return
   local s=$(date +%s)
-  TEST_WATCHDOG_S=$(( CT - 10 )) timeout "$CT" mpirun "${args[@]}" -x OMPI_MCA_op -x TEST_WATCHDOG_S -np 4 -npernode 2 "$T" "~[stream]" \
+  TEST_WATCHDOG_S=$(( CT - 10 )) timeout "$CT" mpirun "${args[@]}" -x OMPI_MCA_op -x TEST_WATCHDOG_S -np $(( 2 * ppn )) -npernode "$ppn" "$T" "~[stream]" \
     > "$logs/gpu-cluster-2x2.log" 2>&1
-  echo "tests/gpu on 2 nodes x 2 ranks: rc=$? $(( $(date +%s) - s )) s $(strip "$logs/gpu-cluster-2x2.log" | grep -E '^(test cases|assertions)|^All tests passed' | sort -u | tr '\n' ' ')"
+  echo "tests/gpu on 2 nodes x $ppn ranks: rc=$? $(( $(date +%s) - s )) s $(strip "$logs/gpu-cluster-2x2.log" | grep -E '^(test cases|assertions)|^All tests passed' | sort -u | tr '\n' ' ')"
   strip "$logs/gpu-cluster-2x2.log" | grep -B3 -A12 "FAILED:" | head -30
-  step 30 "allreduce, device buffers, 2 nodes x 2 ranks, 2 rails at 1 Gbit/s (bound 0.25 GB/s algbw)" &&
-    timeout "$CB" mpirun "${args[@]}" -x OMPI_MCA_op -np 4 -npernode 2 "$B" -d cuda -b 8 -e 64M -f "$CF" -n 3 -w 1 2>&1 | grep -v '^#  '
+  step 30 "allreduce, device buffers, 2 nodes x $ppn ranks, 2 rails at 1 Gbit/s (bound 0.25 GB/s algbw)" &&
+    timeout "$CB" mpirun "${args[@]}" -x OMPI_MCA_op -np $(( 2 * ppn )) -npernode "$ppn" "$B" -d cuda -b 8 -e 64M -f "$CF" -n 3 -w 1 2>&1 | grep -v '^#  '
   # The CUDA-aware UCX (gpu-bin.sh WITH_UCX_CUDA=1): device pointers to UCX directly.
   local u=$root/.gpu-bin/ucx-cuda
   if [ -x "$u/apps/duct-bench" ]; then
     local lp=$u/prefix/lib:${LD_LIBRARY_PATH:-}
     "$u/prefix/bin/ucx_info" -d 2>/dev/null | grep -i "transport: *cuda" | sort -u
     LD_LIBRARY_PATH=$lp timeout 30 "$u/apps/duct-info" 2>&1 | grep -E "^# (UCX|duct)"
-    step 40 "tests/gpu on 2 nodes x 2 ranks, CUDA-aware UCX" && {
+    step 40 "tests/gpu on 2 nodes x $ppn ranks, CUDA-aware UCX" && {
       s=$(date +%s)
       LD_LIBRARY_PATH=$lp TEST_WATCHDOG_S=$(( CT - 10 )) timeout "$CT" mpirun "${args[@]}" -x LD_LIBRARY_PATH -x OMPI_MCA_op -x TEST_WATCHDOG_S \
-        -np 4 -npernode 2 "$u/tests/gpu/duct-gpu-tests" "~[stream]" > "$logs/gpu-cluster-2x2-ucx-cuda.log" 2>&1
-      echo "tests/gpu on 2 nodes x 2 ranks, CUDA-aware UCX: rc=$? $(( $(date +%s) - s )) s $(strip "$logs/gpu-cluster-2x2-ucx-cuda.log" | grep -E '^(test cases|assertions)|^All tests passed' | sort -u | tr '\n' ' ')"; }
-    step 30 "allreduce, device buffers, 2x2, CUDA-aware UCX" &&
-      LD_LIBRARY_PATH=$lp timeout "$CB" mpirun "${args[@]}" -x LD_LIBRARY_PATH -x OMPI_MCA_op -np 4 -npernode 2 \
+        -np $(( 2 * ppn )) -npernode "$ppn" "$u/tests/gpu/duct-gpu-tests" "~[stream]" > "$logs/gpu-cluster-2x2-ucx-cuda.log" 2>&1
+      echo "tests/gpu on 2 nodes x $ppn ranks, CUDA-aware UCX: rc=$? $(( $(date +%s) - s )) s $(strip "$logs/gpu-cluster-2x2-ucx-cuda.log" | grep -E '^(test cases|assertions)|^All tests passed' | sort -u | tr '\n' ' ')"; }
+    step 30 "allreduce, device buffers, 2 x $ppn, CUDA-aware UCX" &&
+      LD_LIBRARY_PATH=$lp timeout "$CB" mpirun "${args[@]}" -x LD_LIBRARY_PATH -x OMPI_MCA_op -np $(( 2 * ppn )) -npernode "$ppn" \
         "$u/apps/duct-bench" -d cuda -b 8 -e 64M -f "$CF" -n 3 -w 1 2>&1 | grep -v '^#  '
   fi
   cluster_down
