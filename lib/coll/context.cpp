@@ -7,9 +7,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <random>
 #include <thread>
-#include <cstdlib>
 #include <vector>
 
 #include "channel/ucx.hpp"
@@ -214,6 +214,10 @@ void Runtime::delete_context(void* value) noexcept {
   // Its requests may still be waited for: their errors no longer name it.
   forget_comm(ctx->comm);
   if (g_runtime) {
+    // Another thread may be setting a context up (agree_cid reserves ids in
+    // cids_) or running a collective.
+    std::unique_lock<std::recursive_mutex> lock;
+    if (g_runtime->threaded()) lock = std::unique_lock<std::recursive_mutex>(g_runtime->mutex());
     g_runtime->live_.erase(ctx);
     // A failed context's messages may still arrive: never reuse its cid.
     if (ctx->failed.is_ok()) g_runtime->cids_.erase(ctx->cid);

@@ -274,7 +274,8 @@ void install_dump_signal(int world_rank) noexcept {
     DUCT_INFO(init, "SIGUSR1 has a handler already: duct's pending-operation dump is off");
     return;
   }
-  int n = std::snprintf(g_idle_line, sizeof g_idle_line, "duct: rank %d (pid %d): no collective in progress; the interrupted thread's stack:\n",
+  int n = std::snprintf(g_idle_line, sizeof g_idle_line,
+                        "duct: rank %d (pid %d): no collective in progress; the interrupted thread's stack:\n",
                         world_rank, static_cast<int>(getpid()));
   g_idle_len = n > 0 ? std::min<std::size_t>(static_cast<std::size_t>(n), sizeof g_idle_line - 1) : 0;
   void* prime[2];
