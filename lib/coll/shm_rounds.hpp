@@ -29,8 +29,9 @@
 // from them (fill_from) and publishes it; its parent reads it.
 //
 // The loops take the call's arguments for its tag (shm_tag), which the
-// ready words carry beside k,
-// and the round loop exists twice, once per way of waiting: shm_rounds, a
+// ready words carry beside k.
+//
+// The round loop exists twice, once per way of waiting: shm_rounds, a
 // coroutine for the general path (Task, nonblocking and stream-ordered
 // calls), and shm_rounds_now, a plain function that waits in place for the
 // small-call path (capi/small.hpp), where a coroutine frame and a Task cost
