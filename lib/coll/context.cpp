@@ -46,7 +46,7 @@ Context::~Context() { release(); }
 
 void Context::release() noexcept {
   engine.reset();
-  shm.reset();  // collective (MPI_Win_free): every rank releases in the same order
+  shm.reset();
   const bool ipc = channels && channels->uses_ipc();
   channels.reset();
   if (ipc) DUCT_INFO(memory, "IPC cache after releasing communicator cid %u: %s", cid,
@@ -55,10 +55,6 @@ void Context::release() noexcept {
     host_[i].reset();
     device_[i].reset();
   }
-  int fin = 0;
-  MPI_Finalized(&fin);
-  if (dup != MPI_COMM_NULL && !fin) PMPI_Comm_free(&dup);
-  dup = MPI_COMM_NULL;
 }
 
 const PortTree& Context::port_tree(int root) {
@@ -246,7 +242,7 @@ Status Runtime::context(MPI_Comm comm, Context** out, std::unique_lock<std::recu
   return Status::ok();
 }
 
-Status Runtime::agree_cid(MPI_Comm dup, std::uint32_t* cid, bool local_ok, bool* all_ok, const MpiWait& wait) {
+Status Runtime::agree_cid(MPI_Comm comm, std::uint32_t* cid, bool local_ok, bool* all_ok, const MpiWait& wait) {
   // The smallest id >= every rank's next candidate that no rank has in use;
   // the first exchange also carries "my local setup failed" (MPI_MAX of 0/1).
   struct Bufs {
@@ -259,7 +255,7 @@ Status Runtime::agree_cid(MPI_Comm dup, std::uint32_t* cid, bool local_ok, bool*
   *all_ok = true;
   for (unsigned tries = 0; tries < channel::ucx::kMaxCid; ++tries) {
     MPI_Request req;
-    DUCT_MPI_CHECK(PMPI_Iallreduce(b->mine, b->max, tries == 0 ? 2 : 1, MPI_UINT32_T, MPI_MAX, dup, &req));
+    DUCT_MPI_CHECK(PMPI_Iallreduce(b->mine, b->max, tries == 0 ? 2 : 1, MPI_UINT32_T, MPI_MAX, comm, &req));
     DUCT_TRY(wait(&req, "MPI_Iallreduce of the communicator id", b));
     if (tries == 0 && b->max[1] != 0) {
       *all_ok = false;
@@ -271,7 +267,7 @@ Status Runtime::agree_cid(MPI_Comm dup, std::uint32_t* cid, bool local_ok, bool*
     // it taken. Given back if another rank has it in use.
     const bool reserved = cids_.insert(b->max[0]).second;
     b->is_free = reserved;
-    DUCT_MPI_CHECK(PMPI_Iallreduce(MPI_IN_PLACE, &b->is_free, 1, MPI_INT, MPI_LAND, dup, &req));
+    DUCT_MPI_CHECK(PMPI_Iallreduce(MPI_IN_PLACE, &b->is_free, 1, MPI_INT, MPI_LAND, comm, &req));
     // A wait that gives up keeps the reservation: the other ranks may still
     // agree on the id and use it.
     DUCT_TRY(wait(&req, "MPI_Iallreduce of the communicator id", b));
@@ -371,12 +367,24 @@ Status Runtime::create_context(MPI_Comm comm, Context** out, std::unique_lock<st
 }
 
 Status Runtime::setup_context(Context& c, MPI_Comm comm, int me, int n, const MpiWait& wait) {
-  // The first exchange, on the user's communicator, completes only when
-  // every rank has arrived; MPI does not say which ranks have not. It is an
-  // MPI_Ibarrier: one that never completes may be left behind (MPI can
-  // neither cancel nor free it), and Open MPI copes with that when the
-  // application then frees the communicator, where it crashes later on a
-  // left-behind MPI_Comm_idup.
+  // Every exchange is a nonblocking collective on the user's communicator
+  // itself, started at the same point of every rank's sequence of
+  // collectives on it (this duct call), so MPI orders them with the
+  // application's own. The setup creates no communicator: Open MPI 4.1
+  // lets a communicator creation proceed on a process only while no
+  // creation from a parent with a lower id is under way there, so a
+  // duplicate made inside a collective waited for creations in other
+  // threads, whose peers waited in turn for this thread, and the ranks
+  // deadlocked (MPICH's threads/comm/comm_create_group_threads and ...2,
+  // where threads make communicators with MPI_Comm_create_group while
+  // others make their first call on new ones); a blocking MPI_Comm_split_type
+  // there hung the same way, and stood outside DUCT_TIMEOUT.
+  //
+  // The first exchange completes only when every rank has arrived; MPI
+  // does not say which ranks have not. It is an MPI_Ibarrier: one that
+  // never completes may be left behind (MPI can neither cancel nor free
+  // it), and Open MPI copes with that when the application then frees the
+  // communicator.
   {
     MPI_Request req;
     DUCT_MPI_CHECK(PMPI_Ibarrier(comm, &req));
@@ -386,21 +394,13 @@ Status Runtime::setup_context(Context& c, MPI_Comm comm, int me, int n, const Mp
                            "(MPI_Ibarrier, duct's first exchange, cannot say which)", other_ranks(me, n).c_str());
     DUCT_TRY(wait(&req, waiting.c_str(), nullptr));
   }
-  {
-    auto dup = std::make_shared<MPI_Comm>(MPI_COMM_NULL);
-    MPI_Request req;
-    DUCT_MPI_CHECK(PMPI_Comm_idup(comm, dup.get(), &req));
-    DUCT_TRY(wait(&req, "MPI_Comm_idup of the communicator", dup));
-    c.dup = *dup;
-  }
-  DUCT_MPI_CHECK(MPI_Comm_set_errhandler(c.dup, MPI_ERRORS_RETURN));
 
   // Local setup (UCX worker, CUDA device); whether every rank's succeeded is
   // agreed with the cid, before any exchange that needs it.
   channel::PeerInfo local;
   Status local_st = channel::local_peer_info(&local);
   if (local_st) local.numa = hwtopo::process_numa_node();
-  DUCT_TRY(build_topology(c.dup, &c.topo, wait));
+  DUCT_TRY(build_topology(comm, &c.topo, wait));
   for (const auto& node : c.topo.ranks_on) {
     if (node.front() == c.topo.rank) c.leader_index_ = static_cast<int>(c.leaders_.size());
     c.leaders_.push_back(node.front());
@@ -409,10 +409,10 @@ Status Runtime::setup_context(Context& c, MPI_Comm comm, int me, int n, const Mp
   // The cid exchange also carries whether every rank's local setup worked
   // (one round fewer than a separate agreement).
   bool all_ok = false;
-  DUCT_TRY(agree_cid(c.dup, &c.cid, local_st.is_ok(), &all_ok, wait));
+  DUCT_TRY(agree_cid(comm, &c.cid, local_st.is_ok(), &all_ok, wait));
   if (!local_st) return local_st;
   if (!all_ok) return make_error(Errc::comm, "another rank of the communicator failed to set up duct (see its message)");
-  DUCT_TRY(channel::ChannelSet::create(c.dup, c.topo, c.cid, local, &c.channels, wait));
+  DUCT_TRY(channel::ChannelSet::create(comm, c.topo, c.cid, local, &c.channels, wait));
   // No rank goes on before every rank has its endpoints. Creating one over
   // UCX's shared-memory transports attaches the peer's receive FIFO at
   // once, so the peer's worker must still exist. A rank with little to do
@@ -420,14 +420,14 @@ Status Runtime::setup_context(Context& c, MPI_Comm comm, int me, int n, const Mp
   // reached MPI_Finalize and destroyed its worker while a slower rank of
   // its node was still connecting: "mm ep failed to connect to remote
   // FIFO" (MPICH's coll/longuser on 2 emulated nodes, 7 of 12 runs). On
-  // one node the shared-memory window's exchanges below do the same.
+  // one node the shared-memory segment's exchanges below do the same.
   if (c.topo.num_nodes > 1) {
     MPI_Request req;
-    DUCT_MPI_CHECK(PMPI_Ibarrier(c.dup, &req));
+    DUCT_MPI_CHECK(PMPI_Ibarrier(comm, &req));
     DUCT_TRY(wait(&req, "MPI_Ibarrier after every rank's endpoints", nullptr));
   }
   if (c.topo.num_nodes == 1 && c.topo.size > 1) {
-    Status st = ShmArea::create(c.dup, c.topo.rank, c.topo.size, &c.shm, wait);
+    Status st = ShmArea::create(comm, c.topo.rank, c.topo.size, &c.shm, wait);
     if (st.code() == Errc::timeout) return st;
     if (!st) DUCT_INFO(init, "no shared-memory area (%s): small collectives use messages", st.message().c_str());
   }

@@ -1,13 +1,14 @@
 // duct coll: per-communicator context and the process runtime.
 //
-// A Context is what duct keeps per MPI communicator: a private duplicate
-// for its own MPI traffic, the topology, a communicator id for message tags,
+// A Context is what duct keeps per MPI communicator: the topology, a
+// communicator id for message tags,
 // the channel to every rank, scratch buffers and the sequence number of the
 // next collective. It is created collectively on the first duct call on the
 // communicator and cached on the communicator with an attribute keyval;
 // freeing the communicator frees it. Every setup exchange is a nonblocking
-// MPI collective (MPI_Comm_idup first, then MPI_Iallgather & co. on the
-// duplicate) waited for under DUCT_TIMEOUT and SIGUSR1 (wait_setup in
+// MPI collective on the communicator itself (MPI_Ibarrier first, then
+// MPI_Iallgather & co.; no communicator is created, see setup_context)
+// waited for under DUCT_TIMEOUT and SIGUSR1 (wait_setup in
 // coll/task.hpp): a rank that fails locally makes all ranks fail, and a
 // rank that never comes makes the others time out, never hang. A setup that
 // failed stays on the communicator as a failed context.
@@ -66,7 +67,6 @@ class Context {
   ~Context();
 
   MPI_Comm comm = MPI_COMM_NULL;  // the user's communicator
-  MPI_Comm dup = MPI_COMM_NULL;   // duct's duplicate of it
   Topology topo;
   std::uint32_t cid = 0;
   std::unique_ptr<channel::ChannelSet> channels;
@@ -124,7 +124,7 @@ class Context {
   // Whether a message about `key` was logged already (log once per signature).
   bool first_time(const std::string& key) { return logged_.insert(key).second; }
 
-  // Release channels, scratch and the duplicate (finalize or free).
+  // Release channels, scratch and the shared-memory area (finalize or free).
   void release() noexcept;
 
  private:
@@ -188,7 +188,7 @@ class Runtime {
   Status init();
   Status create_context(MPI_Comm comm, Context** out, std::unique_lock<std::recursive_mutex>* lock);
   Status setup_context(Context& c, MPI_Comm comm, int me, int n, const MpiWait& wait);
-  Status agree_cid(MPI_Comm dup, std::uint32_t* cid, bool local_ok, bool* all_ok, const MpiWait& wait);
+  Status agree_cid(MPI_Comm comm, std::uint32_t* cid, bool local_ok, bool* all_ok, const MpiWait& wait);
   void teardown() noexcept;
   static void delete_context(void* ctx) noexcept;
   static int self_delete(MPI_Comm, int, void*, void*);

@@ -1,6 +1,14 @@
 #include "coll/shm.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "coll/shm_rounds.hpp"
 #include "core/comm.hpp"
@@ -22,61 +30,105 @@ static_assert(std::atomic_ref<std::uint64_t>::is_always_lock_free, "shared-memor
 Status ShmArea::create(MPI_Comm comm, int rank, int size, std::unique_ptr<ShmArea>* out, const MpiWait& wait) {
   auto a = std::unique_ptr<ShmArea>(new ShmArea());
   a->size_ = size;
-  // Each rank's region on its own pages (a hint: without it the regions are
-  // merely contiguous).
-  MPI_Info info = MPI_INFO_NULL;
-  if (MPI_Info_create(&info) != MPI_SUCCESS) info = MPI_INFO_NULL;
-  if (info != MPI_INFO_NULL && MPI_Info_set(info, "alloc_shared_noncontig", "true") != MPI_SUCCESS)
-    DUCT_DEBUG(coll, "MPI_Info_set(alloc_shared_noncontig) failed; using contiguous regions");
-  char* mine = nullptr;
-  int rc = MPI_SUCCESS;
-  {
-    SetupLock::Released unlocked;  // blocking and collective (see SetupLock)
-    rc = MPI_Win_allocate_shared(static_cast<MPI_Aint>(kRegion), 1, info, comm, &mine, &a->win_);
-  }
-  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
-  auto ok = std::make_shared<int>(rc == MPI_SUCCESS);
-  MPI_Request req;
-  DUCT_MPI_CHECK(PMPI_Iallreduce(MPI_IN_PLACE, ok.get(), 1, MPI_INT, MPI_LAND, comm, &req));
-  // A wait that gives up leaves the window allocated: freeing it is
-  // collective and would block on the rank that did not come.
-  auto give_up = [&](Status st) {
-    (void)a.release();
-    return st;
+  // Each rank's region on pages of its own.
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t stride = (kRegion + page - 1) / page * page;
+  const std::size_t total = stride * static_cast<std::size_t>(size);
+
+  // 1. Rank 0 creates the segment, sized but not yet backed, and
+  //    broadcasts its name, or why it could not.
+  struct Made {
+    int ok = 0;
+    char name[64] = {};
+    char why[192] = {};
   };
-  if (Status st = wait(&req, "MPI_Iallreduce of the shared-memory window's success", ok); !st) return give_up(st);
-  if (!*ok) {
-    SetupLock::Released unlocked;
-    if (a->win_ != MPI_WIN_NULL) MPI_Win_free(&a->win_);
-    return rc != MPI_SUCCESS ? mpi_error(rc, "MPI_Win_allocate_shared")
-                             : make_error(Errc::mpi, "MPI_Win_allocate_shared failed on another rank");
+  auto made = std::make_shared<Made>();
+  int fd = -1;
+  auto failed = [](Made& m, const char* call) {
+    std::snprintf(m.why, sizeof m.why, "%s: %s", call, std::strerror(errno));
+  };
+  if (rank == 0) {
+    static std::atomic<unsigned> serial{0};
+    std::snprintf(made->name, sizeof made->name, "/duct-shm.%ld.%u", static_cast<long>(getpid()),
+                  serial.fetch_add(1, std::memory_order_relaxed));
+    fd = shm_open(made->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0 && errno == EEXIST) {  // left by a process that died in its setup and had this pid
+      shm_unlink(made->name);
+      fd = shm_open(made->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    }
+    if (fd < 0) {
+      failed(*made, "shm_open");
+    } else if (ftruncate(fd, static_cast<off_t>(total)) != 0) {
+      failed(*made, "ftruncate");
+      close(fd);
+      fd = -1;
+      shm_unlink(made->name);
+    } else {
+      made->ok = 1;
+    }
   }
-  std::memset(mine, 0, 8);
-  for (int i = 0; i < kSlots; ++i) std::memset(mine + kDoneLine + static_cast<std::size_t>(i) * kSlotStride, 0, 8);
-  std::memset(mine + kEngineAt, 0, 8);
+  MPI_Request req;
+  DUCT_MPI_CHECK(PMPI_Ibcast(made.get(), sizeof(Made), MPI_BYTE, 0, comm, &req));
+  Status st = wait(&req, "MPI_Ibcast of the shared-memory segment's name", made);
+  if (!st || !made->ok) {
+    if (rank == 0 && made->ok) {
+      close(fd);
+      shm_unlink(made->name);
+    }
+    if (!st) return st;
+    return rank == 0 ? make_error(Errc::mpi, "shared-memory segment %s: %s", made->name, made->why)
+                     : make_error(Errc::mpi, "rank 0 could not create the shared-memory segment: %s", made->why);
+  }
+
+  // 2. Every rank maps it and backs its own region (posix_fallocate: a full
+  //    /dev/shm is an error here, not a SIGBUS at a later touch; the pages
+  //    come from the rank that uses them, so from its NUMA node).
+  std::string why;
+  if (rank != 0) fd = shm_open(made->name, O_RDWR, 0);
+  if (fd < 0) {
+    why = strprintf("shm_open(%s): %s", made->name, std::strerror(errno));
+  } else {
+    const int e = posix_fallocate(fd, static_cast<off_t>(stride * static_cast<std::size_t>(rank)),
+                                  static_cast<off_t>(stride));
+    if (e != 0) {
+      why = strprintf("posix_fallocate of %zu bytes in %s: %s", stride, made->name, std::strerror(e));
+    } else {
+      void* p = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      if (p == MAP_FAILED) {
+        why = strprintf("mmap of %zu bytes of %s: %s", total, made->name, std::strerror(errno));
+      } else {
+        a->map_ = static_cast<char*>(p);
+        a->map_bytes_ = total;
+      }
+    }
+    close(fd);
+  }
+  if (a->map_) {
+    // Fresh pages read as zero; the flags are set explicitly all the same.
+    char* mine = a->map_ + stride * static_cast<std::size_t>(rank);
+    std::memset(mine, 0, 8);
+    for (int i = 0; i < kSlots; ++i) std::memset(mine + kDoneLine + static_cast<std::size_t>(i) * kSlotStride, 0, 8);
+    std::memset(mine + kEngineAt, 0, 8);
+  }
+  // Every rank has mapped the segment and zeroed its flags before anyone
+  // reads a flag; then the name goes (the mappings stay until munmap).
+  auto ok = std::make_shared<int>(a->map_ != nullptr);
+  DUCT_MPI_CHECK(PMPI_Iallreduce(MPI_IN_PLACE, ok.get(), 1, MPI_INT, MPI_LAND, comm, &req));
+  st = wait(&req, "MPI_Iallreduce of every rank's shared-memory mapping", ok);
+  if (rank == 0) shm_unlink(made->name);
+  if (!st) return st;
+  if (!*ok)
+    return why.empty() ? make_error(Errc::mpi, "another rank could not map the shared-memory segment")
+                       : make_error(Errc::mpi, "%s", why.c_str());
   a->base_.resize(static_cast<std::size_t>(size));
-  for (int r = 0; r < size; ++r) {
-    MPI_Aint bytes = 0;
-    int disp = 0;
-    void* p = nullptr;
-    DUCT_MPI_CHECK(MPI_Win_shared_query(a->win_, r, &bytes, &disp, &p));
-    if (bytes < static_cast<MPI_Aint>(kRegion))
-      return make_error(Errc::mpi, "MPI_Win_shared_query: rank %d's region has %ld bytes, need %zu", r,
-                        static_cast<long>(bytes), kRegion);
-    a->base_[static_cast<std::size_t>(r)] = static_cast<char*>(p);
-  }
-  // Every region zeroed before anyone reads a flag.
-  DUCT_MPI_CHECK(PMPI_Ibarrier(comm, &req));
-  if (Status st = wait(&req, "MPI_Ibarrier after zeroing the shared-memory flags", nullptr); !st) return give_up(st);
-  DUCT_DEBUG(coll, "shared-memory area: %d ranks, %zu bytes each (rank %d)", size, kRegion, rank);
+  for (int r = 0; r < size; ++r) a->base_[static_cast<std::size_t>(r)] = a->map_ + stride * static_cast<std::size_t>(r);
+  DUCT_DEBUG(coll, "shared-memory area: %d ranks, %zu bytes each (rank %d)", size, stride, rank);
   *out = std::move(a);
   return Status::ok();
 }
 
 ShmArea::~ShmArea() {
-  int fin = 0;
-  MPI_Finalized(&fin);
-  if (win_ != MPI_WIN_NULL && !fin) MPI_Win_free(&win_);
+  if (map_) munmap(map_, map_bytes_);
 }
 
 std::uint64_t* ShmArea::ready(int r, int idx) const {

@@ -1,8 +1,8 @@
 // duct coll: a node-local shared-memory area for small collectives.
 //
 // When every rank of a communicator is on one node, each rank owns a region
-// of a segment allocated with MPI_Win_allocate_shared (the MPI library
-// provides and maps the memory): kSlots slots, used in turn by the
+// of a POSIX shared-memory segment that rank 0 creates and every rank maps
+// (ShmArea::create): kSlots slots, used in turn by the
 // collective's sequence number k (slot k % kSlots). A slot starts on a cache line with its
 // "ready" sequence number, and the data follows right after it, so a vector
 // of up to 56 bytes travels with its flag in one cache line. Ranks write
@@ -51,8 +51,8 @@ class ShmArea {
   // Data bytes per slot: the largest vector the shared-memory algorithms
   // take. Up to 64 KiB, one copy into shared memory and one out beat a
   // message on one node (8 us for a 32 KiB cma message against 2 us through
-  // a slot on 2 ranks here); pages of a slot are touched only as far as
-  // messages reach, so small messages cost no memory beyond the first page.
+  // a slot on 2 ranks here). Each rank's region, about 520 KiB, is backed
+  // in full when the area is created (as Open MPI's shared window was).
   static constexpr std::size_t kSlotBytes = 64u << 10;
   // Slots per rank: how many shared-memory collectives a rank may run ahead
   // of the slowest reader.
@@ -71,12 +71,19 @@ class ShmArea {
   static std::uint64_t seq_of(std::uint64_t word) noexcept { return word >> kTagBits; }
   static std::uint32_t tag_of(std::uint64_t word) noexcept { return static_cast<std::uint32_t>(word & ((1u << kTagBits) - 1)); }
 
-  // Collective over `comm` (all ranks on one node). On failure every rank
+  // Collective over `comm` (all ranks on one node): rank 0 creates the
+  // segment (shm_open, ftruncate) and broadcasts its name, every rank maps
+  // it and backs its own region (posix_fallocate, so the pages come from
+  // its NUMA node and a full /dev/shm is an error now instead of a SIGBUS
+  // later), then rank 0 removes the name. The exchanges are nonblocking
+  // collectives on `comm` completed through `wait`; no communicator is
+  // created. (It was MPI_Win_allocate_shared until 2026-11-26: Open MPI
+  // duplicates the communicator inside it, and a communicator created
+  // inside a collective deadlocks threads that create communicators, as
+  // the setup's own duplicate did: coll/context.cpp.) On failure every rank
   // gets an error and no area (the algorithms are then not selected).
-  // MPI_Win_allocate_shared has no nonblocking form (every rank has arrived
-  // by then); the agreement and the barrier after it complete through `wait`.
   static Status create(MPI_Comm comm, int rank, int size, std::unique_ptr<ShmArea>* out, const MpiWait& wait);
-  // Collective: frees the window.
+  // Unmaps the segment (local: each rank's mapping is its own).
   ~ShmArea();
 
   // Rank r's ready word (word(k, tag); access it through std::atomic_ref)
@@ -148,7 +155,8 @@ class ShmArea {
 
  private:
   ShmArea() = default;
-  MPI_Win win_ = MPI_WIN_NULL;
+  char* map_ = nullptr;  // the whole segment, mapped here
+  std::size_t map_bytes_ = 0;
   int size_ = 0;
   std::vector<char*> base_;  // each rank's region, mapped here
   std::uint64_t seq_ = 0;

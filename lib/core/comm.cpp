@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <cstring>
 #include <list>
+#include <string>
 #include <mutex>
+#include <unordered_map>
 
 namespace duct {
 
@@ -65,60 +67,54 @@ Status build_topology(MPI_Comm comm, Topology* out, const MpiWait& wait) {
   DUCT_MPI_CHECK(MPI_Comm_rank(comm, &t.rank));
   DUCT_MPI_CHECK(MPI_Comm_size(comm, &t.size));
 
-  // The node of each rank: the lowest rank of `comm` that shares memory with it.
-  MPI_Comm node_comm;
-  {
-    SetupLock::Released unlocked;  // blocking and collective: other threads' setups may need this rank's peers
-    DUCT_MPI_CHECK(PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, t.rank, MPI_INFO_NULL, &node_comm));
-  }
-  int local_rank = 0, local_size = 1;
-  MPI_Comm_rank(node_comm, &local_rank);
-  MPI_Comm_size(node_comm, &local_size);
   struct Row {
-    int leader;
-    int local_rank;
     char host[MPI_MAX_PROCESSOR_NAME];
     char boot_id[40];  // the kernel's boot id: one per machine, shared by its namespaces
   };
   struct Bufs {
-    int leader;
     Row mine{};
     std::vector<Row> rows;
   };
   auto buf = std::make_shared<Bufs>();
-  buf->leader = t.rank;
-  MPI_Request req;
-  int rc = PMPI_Iallreduce(MPI_IN_PLACE, &buf->leader, 1, MPI_INT, MPI_MIN, node_comm, &req);
-  Status st = rc == MPI_SUCCESS ? wait(&req, "MPI_Iallreduce of the node leaders", buf)
-                                : mpi_error(rc, "MPI_Iallreduce(node leader)");
-  PMPI_Comm_free(&node_comm);  // freed once its pending operations complete
-  DUCT_TRY(st);
-
-  buf->mine.leader = buf->leader;
-  buf->mine.local_rank = local_rank;
   std::snprintf(buf->mine.host, sizeof buf->mine.host, "%s", processor_name().c_str());
   std::snprintf(buf->mine.boot_id, sizeof buf->mine.boot_id, "%s", boot_id().c_str());
   buf->rows.resize(static_cast<size_t>(t.size));
+  MPI_Request req;
   DUCT_MPI_CHECK(PMPI_Iallgather(&buf->mine, sizeof(Row), MPI_BYTE, buf->rows.data(), sizeof(Row), MPI_BYTE, comm,
                                  &req));
   DUCT_TRY(wait(&req, "MPI_Iallgather of the hostnames", buf));
   const std::vector<Row>& rows = buf->rows;
+  // Each rank's node leader (the lowest rank with its host name and boot
+  // id) and local rank (its place among its node's ranks, in rank order).
+  std::vector<int> leader_of(static_cast<size_t>(t.size)), local_of(static_cast<size_t>(t.size));
+  std::unordered_map<std::string, std::pair<int, int>> nodes;  // key -> (leader, ranks so far)
+  for (int r = 0; r < t.size; ++r) {
+    const Row& row = rows[static_cast<size_t>(r)];
+    std::string key(row.host, strnlen(row.host, sizeof row.host));
+    key += '\n';
+    key.append(row.boot_id, strnlen(row.boot_id, sizeof row.boot_id));
+    auto it = nodes.try_emplace(std::move(key), r, 0).first;
+    leader_of[static_cast<size_t>(r)] = it->second.first;
+    local_of[static_cast<size_t>(r)] = it->second.second++;
+  }
 
-  std::vector<int> leaders;
-  for (const Row& r : rows) leaders.push_back(r.leader);
+  std::vector<int> leaders = leader_of;
   std::sort(leaders.begin(), leaders.end());
   leaders.erase(std::unique(leaders.begin(), leaders.end()), leaders.end());
   t.num_nodes = static_cast<int>(leaders.size());
   t.ranks_on.assign(leaders.size(), {});
   for (int r = 0; r < t.size; ++r) {
     const Row& row = rows[static_cast<size_t>(r)];
-    int node = static_cast<int>(std::lower_bound(leaders.begin(), leaders.end(), row.leader) - leaders.begin());
+    const int node = static_cast<int>(std::lower_bound(leaders.begin(), leaders.end(), leader_of[static_cast<size_t>(r)]) -
+                                      leaders.begin());
     t.node_of.push_back(node);
-    t.local_rank_of.push_back(row.local_rank);
+    t.local_rank_of.push_back(local_of[static_cast<size_t>(r)]);
     t.host_of.emplace_back(row.host);
     t.ranks_on[static_cast<size_t>(node)].push_back(r);
   }
   t.node = t.node_of[static_cast<size_t>(t.rank)];
+  const int local_rank = local_of[static_cast<size_t>(t.rank)];
+  const int local_size = static_cast<int>(t.ranks_on[static_cast<size_t>(t.node)].size());
   t.local_rank = local_rank;
   t.local_size = local_size;
   const Row& me = rows[static_cast<size_t>(t.rank)];

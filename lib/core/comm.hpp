@@ -1,8 +1,10 @@
 // duct core: what duct knows of an MPI communicator before any transport.
 //
 // Topology is built collectively, once per communicator, with PMPI calls
-// only (so an MPI interposition library never re-enters duct):
-// MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) gives the node of each rank.
+// only (so an MPI interposition library never re-enters duct): an
+// allgather of each rank's host name (MPI_Get_processor_name) and kernel
+// boot id gives the node of each rank. (Not MPI_Comm_split_type: it creates
+// a communicator, which the setup must not, coll/context.cpp.)
 // CommAttr wraps an MPI attribute keyval that caches duct's per-communicator
 // state on the user's communicator and frees it when the communicator is
 // freed (MPI-4.0 §7.7).
@@ -67,8 +69,7 @@ Status mpi_wait(MPI_Request* req, const char* what, std::shared_ptr<void> buffer
 // The lock a thread holds while it sets a communicator up (duct's runtime
 // lock, under MPI_THREAD_MULTIPLE or beside duct's stream thread), released
 // wherever the setup waits for other ranks: in every MpiWait of the
-// collective layer and around setup's blocking MPI collectives
-// (MPI_Comm_split_type, MPI_Win_allocate_shared). Held across those waits,
+// collective layer. Held across those waits,
 // it deadlocked two ranks whose threads set up two communicators in
 // opposite orders: each waited for the other with its lock held.
 // SetupLock scope(&lock) names the lock for the calling thread while the
@@ -98,11 +99,13 @@ class SetupLock {
   Lock* saved_;
 };
 
-// Collective over `comm`. Node indices are ordered by the lowest rank on each
-// node, so they are the same on every rank. The exchanges are nonblocking,
-// completed through `wait`; MPI_Comm_split_type has no nonblocking form
-// and is called only after every rank has arrived (the caller's own first
-// exchange shows that).
+// Collective over `comm` (one MPI_Iallgather, completed through `wait`).
+// A node is the ranks with one host name and one boot id: the host names
+// are those the MPI library gives (the launcher's node names; network
+// namespaces with their own host names are nodes of their own), and the
+// boot id keeps apart two machines that share a host name (containers).
+// Node indices are ordered by the lowest rank on each node, so they are the
+// same on every rank.
 Status build_topology(MPI_Comm comm, Topology* out, const MpiWait& wait = mpi_wait);
 
 // An attribute keyval whose values are deleted with `deleter` when the
