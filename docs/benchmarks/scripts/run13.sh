@@ -7,6 +7,10 @@
 #   2. the emulated cluster with the GPU at 1 rank per node (which works
 #      there): tests/gpu and the allreduce table, Debian's UCX (staged) and
 #      the CUDA-aware one (device pointers to UCX);
+#   2b. the cluster at 2 ranks per node with duct: since 2026-11-26 (evening)
+#      duct's setup no longer calls MPI_Comm_split_type (nodes from host
+#      names and boot ids), so whether duct now runs where Open MPI's split
+#      hangs (last, if time is left);
 #   3. issue 27: duct-tune --quick and --verify at 2, 8 and 16 ranks on the
 #      16 cores; the 16-rank reduce under the built-in rules (shm_tree
 #      below 8 KiB since 6c2b1f1) beside Open MPI.
@@ -35,5 +39,6 @@ step 60 "issue 27: duct-tune --quick, 8 ranks" && tune 8 40 30
 step 60 "issue 27: duct-tune --quick, 16 ranks" && tune 16 40 30
 step 25 "issue 27: 16-rank reduce, built-in rules, beside Open MPI" &&
   timeout 20 $MR0 $BIND -np 16 "$B" -d host -C reduce -b 8 -e 64K -f 8 -n 0 -w 5 -R 3 2>&1 | grep -v '^#  '
+step 100 "cluster, 2 x 2, device buffers: duct's setup without MPI_Comm_split_type" && PPN=2 CT=40 CB=25 CF=64 cluster
 echo "total $(( $(date +%s) - t0 )) s"
 tar -C "$out" -czf "$out/logs.tgz" logs && rm -rf "$logs"
