@@ -5,6 +5,7 @@
 #endif
 
 #include <cstdint>
+#include <cstring>
 
 #include "reduce/ops.hpp"
 #include "reduce/reduce.hpp"
@@ -18,6 +19,23 @@ using Fn = void (*)(void*, const void*, const void*, size_t, bool) noexcept;
 template <class S, RedOp Op>
 void loop(void* dst, const void* a, const void* b, size_t n) noexcept {
   using C = ops::Compute<S>;
+  if constexpr (alignof(S) > 8) {
+    // The long double elements (16-byte alignment): a shared-memory slot's
+    // data starts 8 bytes past a cache line (coll/shm.hpp), so an operand
+    // may sit 8 bytes off; copy each element in and out (a typed access
+    // there is undefined behaviour; UBSan: "misaligned address").
+    auto* d = static_cast<char*>(dst);
+    const auto* x = static_cast<const char*>(a);
+    const auto* y = static_cast<const char*>(b);
+    for (size_t i = 0; i < n; ++i) {
+      S u, v;
+      std::memcpy(&u, x + i * sizeof(S), sizeof(S));
+      std::memcpy(&v, y + i * sizeof(S), sizeof(S));
+      const S r = C::store(ops::apply<Op>(C::load(u), C::load(v)));
+      std::memcpy(d + i * sizeof(S), &r, sizeof(S));
+    }
+    return;
+  }
   S* d = static_cast<S*>(dst);
   const S* x = static_cast<const S*>(a);
   const S* y = static_cast<const S*>(b);
