@@ -68,8 +68,9 @@ Status ShmArea::create(MPI_Comm comm, int rank, int size, std::unique_ptr<ShmAre
     }
   }
   MPI_Request req;
-  DUCT_MPI_CHECK(PMPI_Ibcast(made.get(), sizeof(Made), MPI_BYTE, 0, comm, &req));
-  Status st = wait(&req, "MPI_Ibcast of the shared-memory segment's name", made);
+  const int rc = PMPI_Ibcast(made.get(), sizeof(Made), MPI_BYTE, 0, comm, &req);
+  Status st = rc == MPI_SUCCESS ? wait(&req, "MPI_Ibcast of the shared-memory segment's name", made)
+                                : mpi_error(rc, "MPI_Ibcast(shared-memory segment's name)");
   if (!st || !made->ok) {
     if (rank == 0 && made->ok) {
       close(fd);
@@ -113,8 +114,9 @@ Status ShmArea::create(MPI_Comm comm, int rank, int size, std::unique_ptr<ShmAre
   // Every rank has mapped the segment and zeroed its flags before anyone
   // reads a flag; then the name goes (the mappings stay until munmap).
   auto ok = std::make_shared<int>(a->map_ != nullptr);
-  DUCT_MPI_CHECK(PMPI_Iallreduce(MPI_IN_PLACE, ok.get(), 1, MPI_INT, MPI_LAND, comm, &req));
-  st = wait(&req, "MPI_Iallreduce of every rank's shared-memory mapping", ok);
+  const int rc2 = PMPI_Iallreduce(MPI_IN_PLACE, ok.get(), 1, MPI_INT, MPI_LAND, comm, &req);
+  st = rc2 == MPI_SUCCESS ? wait(&req, "MPI_Iallreduce of every rank's shared-memory mapping", ok)
+                          : mpi_error(rc2, "MPI_Iallreduce(shared-memory mapping)");
   if (rank == 0) shm_unlink(made->name);
   if (!st) return st;
   if (!*ok)
