@@ -81,8 +81,11 @@ VLayout vlayout(const std::vector<MPI_Count>& counts, const std::vector<MPI_Aint
 // The byte ranges of a v-argument's blocks, of a contiguous datatype, at `buf`.
 std::vector<Bytes> blocks(const void* buf, const VLayout& v, const TypeInfo& ti) {
   std::vector<Bytes> out(v.counts.size());
+  // A null buffer (with counts of 0, or an error found later) has no
+  // blocks to offset: pointer arithmetic on it is undefined (UBSan).
   for (std::size_t i = 0; i < out.size(); ++i)
-    out[i] = {static_cast<const char*>(buf) + v.displs[i] * ti.extent, static_cast<std::size_t>(v.counts[i]) * ti.size};
+    out[i] = {buf ? static_cast<const char*>(buf) + v.displs[i] * ti.extent : nullptr,
+              static_cast<std::size_t>(v.counts[i]) * ti.size};
   return out;
 }
 
