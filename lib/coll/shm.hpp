@@ -51,8 +51,8 @@ class ShmArea {
   // Data bytes per slot: the largest vector the shared-memory algorithms
   // take. Up to 64 KiB, one copy into shared memory and one out beat a
   // message on one node (8 us for a 32 KiB cma message against 2 us through
-  // a slot on 2 ranks here). Each rank's region, about 520 KiB, is backed
-  // in full when the area is created (as Open MPI's shared window was).
+  // a slot on 2 ranks here); pages of a slot are backed only as far as
+  // messages reach, so small messages cost no memory beyond the first page.
   static constexpr std::size_t kSlotBytes = 64u << 10;
   // Slots per rank: how many shared-memory collectives a rank may run ahead
   // of the slowest reader.
@@ -72,10 +72,10 @@ class ShmArea {
   static std::uint32_t tag_of(std::uint64_t word) noexcept { return static_cast<std::uint32_t>(word & ((1u << kTagBits) - 1)); }
 
   // Collective over `comm` (all ranks on one node): rank 0 creates the
-  // segment (shm_open, ftruncate) and broadcasts its name, every rank maps
-  // it and backs its own region (posix_fallocate, so the pages come from
-  // its NUMA node and a full /dev/shm is an error now instead of a SIGBUS
-  // later), then rank 0 removes the name. The exchanges are nonblocking
+  // segment (shm_open, a check that its file system has room for all of
+  // it, ftruncate) and broadcasts its name, every rank maps it and zeroes
+  // its flags (pages are backed where first touched: a rank's slots by the
+  // rank that writes them), then rank 0 removes the name. The exchanges are nonblocking
   // collectives on `comm` completed through `wait`; no communicator is
   // created. (It was MPI_Win_allocate_shared until 2026-11-26: Open MPI
   // duplicates the communicator inside it, and a communicator created
