@@ -377,8 +377,10 @@ Status Runtime::setup_context(Context& c, MPI_Comm comm, int me, int n, const Mp
   // threads, whose peers waited in turn for this thread, and the ranks
   // deadlocked (MPICH's threads/comm/comm_create_group_threads and ...2,
   // where threads make communicators with MPI_Comm_create_group while
-  // others make their first call on new ones); a blocking MPI_Comm_split_type
-  // there hung the same way, and stood outside DUCT_TIMEOUT.
+  // others make their first call on new ones). MPI_Comm_split_type and
+  // MPI_Win_allocate_shared (which duplicates the communicator inside Open
+  // MPI) are creations too, and the split was a blocking wait outside
+  // DUCT_TIMEOUT.
   //
   // The first exchange completes only when every rank has arrived; MPI
   // does not say which ranks have not. It is an MPI_Ibarrier: one that

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <random>
 #include <string>
 
 #include "coll/shm_rounds.hpp"
@@ -49,21 +50,23 @@ Status ShmArea::create(MPI_Comm comm, int rank, int size, std::unique_ptr<ShmAre
     std::snprintf(m.why, sizeof m.why, "%s: %s", call, std::strerror(errno));
   };
   if (rank == 0) {
+    // Process id, a serial number and a random part: processes in other
+    // PID namespaces (containers) may share /dev/shm and a process id. A
+    // name that exists is someone else's: draw another, never remove it.
     static std::atomic<unsigned> serial{0};
-    std::snprintf(made->name, sizeof made->name, "/duct-shm.%ld.%u", static_cast<long>(getpid()),
-                  serial.fetch_add(1, std::memory_order_relaxed));
-    fd = shm_open(made->name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    if (fd < 0 && errno == EEXIST) {  // left by a process that died in its setup and had this pid
-      shm_unlink(made->name);
+    std::random_device rd;
+    for (int attempt = 0; attempt < 4 && fd < 0; ++attempt) {
+      std::snprintf(made->name, sizeof made->name, "/duct-shm.%ld.%u.%08x", static_cast<long>(getpid()),
+                    serial.fetch_add(1, std::memory_order_relaxed), static_cast<unsigned>(rd()));
       fd = shm_open(made->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+      if (fd < 0 && errno != EEXIST) break;
     }
     struct statvfs fs {};
     if (fd < 0) {
       failed(*made, "shm_open");
     } else if (fstatvfs(fd, &fs) == 0 && static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize < total) {
       // Pages are backed when first touched; a segment larger than what is
-      // free could fail with SIGBUS later (the same check as Open MPI's
-      // shared-memory segments).
+      // free could fail with SIGBUS later.
       std::snprintf(made->why, sizeof made->why, "%llu bytes free in its file system, %zu needed",
                     static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize, total);
       close(fd);

@@ -79,7 +79,7 @@ class ShmArea {
   // collectives on `comm` completed through `wait`; no communicator is
   // created. (It was MPI_Win_allocate_shared until 2026-11-26: Open MPI
   // duplicates the communicator inside it, and a communicator created
-  // inside a collective deadlocks threads that create communicators, as
+  // inside a collective can deadlock threads that create communicators, as
   // the setup's own duplicate did: coll/context.cpp.) On failure every rank
   // gets an error and no area (the algorithms are then not selected).
   static Status create(MPI_Comm comm, int rank, int size, std::unique_ptr<ShmArea>* out, const MpiWait& wait);
