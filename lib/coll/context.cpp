@@ -323,10 +323,27 @@ bool yield_while_waiting(long node_ranks) {
   return mode == config::YieldMode::yield || (mode == config::YieldMode::auto_ && node_ranks > cores);
 }
 
+// Lets the caller's runtime lock go for a scope and takes it back; nothing
+// without a lock, or with one the thread does not hold.
+class Unlocked {
+ public:
+  explicit Unlocked(std::unique_lock<std::recursive_mutex>* lock) noexcept
+      : lock_(lock && lock->owns_lock() ? lock : nullptr) {
+    if (lock_) lock_->unlock();
+  }
+  ~Unlocked() {
+    if (lock_) lock_->lock();
+  }
+  Unlocked(const Unlocked&) = delete;
+  Unlocked& operator=(const Unlocked&) = delete;
+
+ private:
+  std::unique_lock<std::recursive_mutex>* lock_;
+};
+
 }  // namespace
 
 Status Runtime::create_context(MPI_Comm comm, Context** out, std::unique_lock<std::recursive_mutex>* lock) {
-  const SetupLock named(lock);
   auto ctx = std::make_unique<Context>();
   ctx->comm = comm;
   int me = 0, n = 1;
@@ -338,9 +355,15 @@ Status Runtime::create_context(MPI_Comm comm, Context** out, std::unique_lock<st
 
   // Every exchange of the setup is a nonblocking MPI collective waited for
   // under DUCT_TIMEOUT and SIGUSR1 (wait_setup), so a rank that never comes
-  // turns into a timeout error on the ranks that did, not a hang.
+  // turns into a timeout error on the ranks that did, not a hang. The wait
+  // lets the caller's runtime lock go (MPI_THREAD_MULTIPLE, or beside
+  // duct's stream thread) and takes it back: held across it, two ranks
+  // whose threads set up two communicators in opposite orders deadlocked,
+  // each waiting for the other with its lock held. The waits are the only
+  // steps that let it go; the others touch the runtime's tables or the UCX
+  // worker.
   const MpiWait wait = [&](MPI_Request* req, const char* what, std::shared_ptr<void> buffers) {
-    const SetupLock::Released unlocked;
+    const Unlocked unlocked(lock);
     return wait_setup(req, [&] { return doing; }, [what] { return std::string(what); }, std::move(buffers), ctx->yield);
   };
   Status st = setup_context(*ctx, comm, me, n, wait);

@@ -161,7 +161,7 @@ class Runtime {
 
   // The context of `comm`, created collectively on first use. `lock`: the
   // runtime lock the caller holds (once), or nullptr; a creation lets it go
-  // while it waits for other ranks (SetupLock), so that other threads'
+  // while it waits for other ranks (create_context), so that other threads'
   // first calls on other communicators go on meanwhile.
   Status context(MPI_Comm comm, Context** out, std::unique_lock<std::recursive_mutex>* lock = nullptr);
   // The context of `comm` if it is the communicator of the last call

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <cstring>
 #include <list>
-#include <string>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 
 namespace duct {
@@ -20,23 +20,6 @@ Status mpi_error(int rc, const char* call) {
 Status mpi_wait(MPI_Request* req, const char* what, std::shared_ptr<void>) {
   int rc = PMPI_Wait(req, MPI_STATUS_IGNORE);
   return rc == MPI_SUCCESS ? Status::ok() : mpi_error(rc, what);
-}
-
-namespace {
-thread_local SetupLock::Lock* t_setup_lock = nullptr;
-}  // namespace
-
-SetupLock::SetupLock(Lock* lock) noexcept : saved_(t_setup_lock) { t_setup_lock = lock; }
-SetupLock::~SetupLock() { t_setup_lock = saved_; }
-
-SetupLock::Released::Released() noexcept {
-  if (t_setup_lock && t_setup_lock->owns_lock()) {
-    lock_ = t_setup_lock;
-    lock_->unlock();
-  }
-}
-SetupLock::Released::~Released() {
-  if (lock_) lock_->lock();
 }
 
 std::string processor_name() {

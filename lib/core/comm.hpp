@@ -14,7 +14,6 @@
 
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -65,39 +64,6 @@ struct Topology {
 // cancelled nor freed). mpi_wait is the plain MPI_Wait.
 using MpiWait = std::function<Status(MPI_Request* req, const char* what, std::shared_ptr<void> buffers)>;
 Status mpi_wait(MPI_Request* req, const char* what, std::shared_ptr<void> buffers);
-
-// The lock a thread holds while it sets a communicator up (duct's runtime
-// lock, under MPI_THREAD_MULTIPLE or beside duct's stream thread), released
-// wherever the setup waits for other ranks: in every MpiWait of the
-// collective layer. Held across those waits,
-// it deadlocked two ranks whose threads set up two communicators in
-// opposite orders: each waited for the other with its lock held.
-// SetupLock scope(&lock) names the lock for the calling thread while the
-// scope lives; SetupLock::Released (RAII) lets it go and takes it back.
-// Without a named lock (one thread, or a lock the thread does not own)
-// Released does nothing.
-class SetupLock {
- public:
-  using Lock = std::unique_lock<std::recursive_mutex>;
-  explicit SetupLock(Lock* lock) noexcept;
-  ~SetupLock();
-  SetupLock(const SetupLock&) = delete;
-  SetupLock& operator=(const SetupLock&) = delete;
-
-  class Released {
-   public:
-    Released() noexcept;
-    ~Released();
-    Released(const Released&) = delete;
-    Released& operator=(const Released&) = delete;
-
-   private:
-    Lock* lock_ = nullptr;
-  };
-
- private:
-  Lock* saved_;
-};
 
 // Collective over `comm` (one MPI_Iallgather, completed through `wait`).
 // A node is the ranks with one host name and one boot id: the host names
