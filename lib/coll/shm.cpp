@@ -49,6 +49,11 @@ Status ShmArea::create(MPI_Comm comm, int rank, int size, std::unique_ptr<ShmAre
   auto failed = [](Made& m, const char* call) {
     std::snprintf(m.why, sizeof m.why, "%s: %s", call, std::strerror(errno));
   };
+  auto discard = [&] {  // rank 0's segment, when the setup does not go on
+    close(fd);
+    fd = -1;
+    shm_unlink(made->name);
+  };
   if (rank == 0) {
     // Process id, a serial number and a random part: processes in other
     // PID namespaces (containers) may share /dev/shm and a process id. A
@@ -69,14 +74,10 @@ Status ShmArea::create(MPI_Comm comm, int rank, int size, std::unique_ptr<ShmAre
       // free could fail with SIGBUS later.
       std::snprintf(made->why, sizeof made->why, "%llu bytes free in its file system, %zu needed",
                     static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize, total);
-      close(fd);
-      fd = -1;
-      shm_unlink(made->name);
+      discard();
     } else if (ftruncate(fd, static_cast<off_t>(total)) != 0) {
       failed(*made, "ftruncate");
-      close(fd);
-      fd = -1;
-      shm_unlink(made->name);
+      discard();
     } else {
       made->ok = 1;
     }
@@ -86,10 +87,7 @@ Status ShmArea::create(MPI_Comm comm, int rank, int size, std::unique_ptr<ShmAre
   Status st = rc == MPI_SUCCESS ? wait(&req, "MPI_Ibcast of the shared-memory segment's name", made)
                                 : mpi_error(rc, "MPI_Ibcast(shared-memory segment's name)");
   if (!st || !made->ok) {
-    if (rank == 0 && made->ok) {
-      close(fd);
-      shm_unlink(made->name);
-    }
+    if (rank == 0 && made->ok) discard();
     if (!st) return st;
     return rank == 0 ? make_error(Errc::mpi, "shared-memory segment %s: %s", made->name, made->why)
                      : make_error(Errc::mpi, "rank 0 could not create the shared-memory segment: %s", made->why);
