@@ -142,6 +142,18 @@ void worker_create(MPI_Comm parent, int t, int iterations, int world_rank, int w
   MPI_Group_free(&all);
 }
 
+// Every rank's count of wrong results, summed; rank 0 prints the verdict.
+// Finalizes MPI and returns the exit status.
+int finish(const char* label, int rank, int size, int nthreads, int iterations) {
+  int wrong = g_wrong.load(), any = 0;
+  MPI_Allreduce(&wrong, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0)
+    std::printf("%s: %d ranks x %d threads x %d iterations: %s (%d wrong)\n", label, size, nthreads, iterations,
+                any ? "FAILED" : "passed", any);
+  MPI_Finalize();
+  return any ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -169,13 +181,7 @@ int main(int argc, char** argv) {
       threads.emplace_back(worker_create, parents[static_cast<size_t>(t)], t, iterations, rank, size);
     for (std::thread& th : threads) th.join();
     for (MPI_Comm& p : parents) MPI_Comm_free(&p);
-    int wrong = g_wrong.load(), any = 0;
-    MPI_Allreduce(&wrong, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
-      std::printf("duct-threads create: %d ranks x %d threads x %d iterations: %s (%d wrong)\n", size, nthreads,
-                  iterations, any ? "FAILED" : "passed", any);
-    MPI_Finalize();
-    return any ? 1 : 0;
+    return finish("duct-threads create", rank, size, nthreads, iterations);
   }
   if (mode != "calls") {
     if (rank == 0) std::fprintf(stderr, "duct-threads: MODE is calls or create, not %s\n", mode.c_str());
@@ -201,12 +207,6 @@ int main(int argc, char** argv) {
   }
   for (std::thread& th : threads) th.join();
 
-  int wrong = g_wrong.load(), any = 0;
-  MPI_Allreduce(&wrong, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0)
-    std::printf("duct-threads: %d ranks x %d threads x %d iterations: %s (%d wrong)\n", size, nthreads, iterations,
-                any ? "FAILED" : "passed", any);
   for (MPI_Comm& c : comms) MPI_Comm_free(&c);
-  MPI_Finalize();
-  return any ? 1 : 0;
+  return finish("duct-threads", rank, size, nthreads, iterations);
 }
