@@ -88,7 +88,8 @@ Status Worker::init() {
   const char* ucx_env = std::getenv("UCX_NET_DEVICES");
   netdev::Node node;
   if (netdev::is_automatic(rails, ucx_env)) node = local_node();
-  const netdev::Choice nets = netdev::choose(rails, ucx_env, netdev::launcher_local_rank(), &node);
+  const netdev::Devices present = ucx_env && *ucx_env ? network_devices() : netdev::Devices{};
+  const netdev::Choice nets = netdev::choose(rails, ucx_env, netdev::launcher_local_rank(), &node, &present);
   if (!nets.devices.empty()) {
     ucs_status_t ms = ucp_config_modify(cfg, "NET_DEVICES", nets.devices.c_str());
     if (ms != UCS_OK) {

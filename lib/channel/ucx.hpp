@@ -51,6 +51,10 @@ bool tcp_only(const std::string& selected);
 // Whether this UCX was built with CUDA transports (cuda_copy, cuda_ipc).
 bool ucx_has_cuda();
 
+// The network devices UCX can use on this node ("eth0", "mlx5_0:1") and
+// which of them are loopback interfaces (netdev::choose's `devices`).
+netdev::Devices network_devices();
+
 class Worker {
  public:
   // The process worker, created on the first call.

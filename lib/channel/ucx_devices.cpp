@@ -166,6 +166,13 @@ netdev::Node local_node() {
 
 bool ucx_has_cuda() { return uct_facts().cuda; }
 
+netdev::Devices network_devices() {
+  netdev::Devices out;
+  for (const auto& [dev, comps] : uct_facts().net) out.present.insert(dev);
+  out.loopback = loopback_interfaces();
+  return out;
+}
+
 bool tcp_only(const std::string& selected) {
   return netdev::tcp_only(uct_facts().net, loopback_interfaces(), selected);
 }

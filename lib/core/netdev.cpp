@@ -49,9 +49,54 @@ bool is_automatic(const std::string& rails, const char* ucx_env) {
   return (devs.empty() || is_word(devs, "auto")) && !(ucx_env && *ucx_env);
 }
 
-Choice choose(const std::string& rails, const char* ucx_env, int local_rank, const Node* node) {
+namespace {
+
+// Step 2: the user's UCX_NET_DEVICES, spread over the node's ranks.
+Choice spread_listed(const char* ucx_env, int local_rank, const Devices* devices) {
+  std::vector<std::string> listed;
+  for (const std::string& d : split_list(ucx_env))
+    if (!devices || !devices->loopback.count(d)) listed.push_back(d);
+  auto here = [&](const std::string& d) { return !devices || devices->present.empty() || devices->present.count(d) > 0; };
+  std::vector<std::string> have;
+  std::string missing;
+  for (const std::string& d : listed) {
+    if (here(d))
+      have.push_back(d);
+    else
+      missing += (missing.empty() ? "" : ",") + d;
+  }
+  const std::string absent = missing.empty() ? "" : strprintf("; %s not on this node", missing.c_str());
+  if (listed.size() == 1 && (listed[0] == "all" || listed[0] == "any"))
+    return {"", strprintf("UCX_NET_DEVICES=%s (the user's): every device, as UCX chooses", ucx_env)};
+  if (have.size() < 2)
+    return {"", strprintf("UCX_NET_DEVICES=%s (the user's): %s, nothing to spread%s", ucx_env,
+                          have.empty() ? "no listed device found" : "one device", absent.c_str())};
+  const int k = static_cast<int>(listed.size());
+  if (local_rank < 0)
+    return {"", strprintf("UCX_NET_DEVICES=%s (the user's): every listed device (the launcher gives no local rank)",
+                          ucx_env)};
+  const std::string& d = listed[static_cast<std::size_t>(local_rank % k)];
+  if (!here(d)) {
+    std::string all;
+    for (const std::string& h : have) all += (all.empty() ? "" : ",") + h;
+    return {all, strprintf("UCX_NET_DEVICES=%s (the user's): local rank %d's device %d of %d (%s) is not on this "
+                           "node, so it keeps the listed devices this node has",
+                           ucx_env, local_rank, local_rank % k, k, d.c_str())};
+  }
+  return {d, strprintf("UCX_NET_DEVICES=%s (the user's): local rank %d on listed device %d of %d%s "
+                       "(DUCT_NET_DEVICES=ucx gives every rank the whole list)",
+                       ucx_env, local_rank, local_rank % k, k, absent.c_str())};
+}
+
+}  // namespace
+
+Choice choose(const std::string& rails, const char* ucx_env, int local_rank, const Node* node,
+              const Devices* devices) {
   const std::vector<std::string> devs = split_list(rails);
-  if (is_word(devs, "ucx")) return {"", "DUCT_NET_DEVICES=ucx: UCX's default"};
+  if (is_word(devs, "ucx"))
+    return {"", ucx_env && *ucx_env ? strprintf("DUCT_NET_DEVICES=ucx: UCX_NET_DEVICES=%s for every rank, as UCX reads it",
+                                                ucx_env)
+                                    : std::string("DUCT_NET_DEVICES=ucx: UCX's default")};
   if (!devs.empty() && !is_word(devs, "auto")) {
     const int k = static_cast<int>(devs.size());
     if (local_rank < 0)
@@ -60,7 +105,7 @@ Choice choose(const std::string& rails, const char* ucx_env, int local_rank, con
     return {d, strprintf("DUCT_NET_DEVICES=%s: local rank %d on rail %d of %d", rails.c_str(), local_rank,
                          local_rank % k, k)};
   }
-  if (ucx_env && *ucx_env) return {"", strprintf("UCX_NET_DEVICES=%s (the user's)", ucx_env)};
+  if (ucx_env && *ucx_env) return spread_listed(ucx_env, local_rank, devices);
   if (!node) return {"", "UCX's default (no topology; DUCT_NET_DEVICES spreads ranks over rails)"};
   return automatic(*node, local_rank);
 }

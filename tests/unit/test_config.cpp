@@ -137,7 +137,7 @@ TEST_CASE("the markdown page lists every row", "[config]") {
 
 #include "core/netdev.hpp"
 
-TEST_CASE("DUCT_NET_DEVICES spreads local ranks over the rails; the user's UCX_NET_DEVICES is left alone", "[config][netdev]") {
+TEST_CASE("DUCT_NET_DEVICES and the user's UCX_NET_DEVICES spread local ranks over the rails", "[config][netdev]") {
   using duct::netdev::choose;
   // Rails: local rank l on rail l mod K, the same rail index on every node.
   CHECK(choose("eth0,eth1", nullptr, 0).devices == "eth0");
@@ -148,9 +148,35 @@ TEST_CASE("DUCT_NET_DEVICES spreads local ranks over the rails; the user's UCX_N
   CHECK(choose("eth0,eth1", nullptr, 1).why.find("rail 1 of 2") != std::string::npos);
   // No local rank from the launcher: every rail.
   CHECK(choose("eth0,eth1", nullptr, -1).devices == "eth0,eth1");
-  // No rails: UCX reads the user's UCX_NET_DEVICES itself, or chooses.
-  CHECK(choose("", "eth0,lo", 1).devices.empty());
-  CHECK(choose("", "eth0,lo", 1).why.find("the user's") != std::string::npos);
+  // No rails: the user's UCX_NET_DEVICES is the set the site allows, spread
+  // over the node's ranks as the rails are (loopback is never a rail).
+  duct::netdev::Devices here;
+  here.present = {"eth0", "eth1", "lo"};
+  here.loopback = {"lo"};
+  CHECK(choose("", "eth0,eth1", 0, nullptr, &here).devices == "eth0");
+  CHECK(choose("", "eth0,eth1", 1, nullptr, &here).devices == "eth1");
+  CHECK(choose("", "eth0,eth1", 3, nullptr, &here).devices == "eth1");
+  CHECK(choose("", "eth0,eth1", 1, nullptr, &here).why.find("listed device 1 of 2") != std::string::npos);
+  CHECK(choose("", "eth0,lo,eth1", 1, nullptr, &here).devices == "eth1");
+  CHECK(choose("", "mlx5_0:1,mlx5_1:1", 1).devices == "mlx5_1:1");  // devices unknown: taken to be there
+  // One device, "all", or no local rank: UCX reads the list itself.
+  CHECK(choose("", "eth0,lo", 1, nullptr, &here).devices.empty());
+  CHECK(choose("", "eth0,lo", 1, nullptr, &here).why.find("nothing to spread") != std::string::npos);
+  CHECK(choose("", "eth1", 0, nullptr, &here).devices.empty());
+  CHECK(choose("", "all", 0, nullptr, &here).devices.empty());
+  CHECK(choose("", "eth0,eth1", -1, nullptr, &here).devices.empty());
+  CHECK(choose("", "eth0,eth1", -1, nullptr, &here).why.find("the user's") != std::string::npos);
+  // A listed device that this node lacks: ranks keep rail alignment (the
+  // index counts every listed device); the rank whose device is missing
+  // keeps the listed devices this node has.
+  CHECK(choose("", "eth0,eth2,eth1", 0, nullptr, &here).devices == "eth0");
+  CHECK(choose("", "eth0,eth2,eth1", 2, nullptr, &here).devices == "eth1");
+  CHECK(choose("", "eth0,eth2,eth1", 1, nullptr, &here).devices == "eth0,eth1");
+  CHECK(choose("", "eth0,eth2,eth1", 2, nullptr, &here).why.find("eth2 not on this node") != std::string::npos);
+  CHECK(choose("", "eth2,eth3", 0, nullptr, &here).devices.empty());
+  // DUCT_NET_DEVICES=ucx: the whole list for every rank.
+  CHECK(choose("ucx", "eth0,eth1", 1, nullptr, &here).devices.empty());
+  CHECK(choose("ucx", "eth0,eth1", 1, nullptr, &here).why.find("for every rank") != std::string::npos);
   CHECK(choose(" , ", nullptr, 0).devices.empty());
   CHECK(duct::netdev::split_list(",a,,b ,").size() == 2);
   // "ucx" leaves UCX alone; "auto" (like empty) is the automatic choice.
