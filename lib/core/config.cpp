@@ -24,10 +24,11 @@ constexpr Var kTable[] = {
      "log level; messages go to stderr, prefixed with host and MPI_COMM_WORLD rank"},
     {"DUCT_LOG_SUBSYS", Kind::subsys_list, "all", nullptr, false,
      "comma list of subsystems to log: init,config,memory,reduce,channel,coll,select,capi or all"},
-    {"DUCT_CHANNEL", Kind::choice, "auto", "auto|ucx|ipc", true,
-     "channel for rank pairs on one node: auto (cuda_ipc where both ranks have a CUDA device, "
-     "else cma), ucx (always ucx), ipc (cuda_ipc protocol on every same-node pair, even without "
-     "a GPU; for testing)"},
+    {"DUCT_CHANNEL", Kind::choice, "auto", "auto|ucx|ipc|mpi", true,
+     "channel for rank pairs: auto (on one node cuda_ipc where both ranks have a CUDA device, "
+     "else cma; across nodes ucx), ucx (always ucx), ipc (cuda_ipc protocol on every same-node pair, even without "
+     "a GPU; for testing), mpi (every pair over the MPI library's point-to-point calls on a duplicate of the "
+     "communicator, no UCX: for an MPI whose fabric UCX does not serve, and for simulation)"},
     {"DUCT_TUNE", Kind::string, "", nullptr, true,
      "algorithm selection override, e.g. 'allreduce:0-64k:recursive_doubling,64k-inf:ring'; "
      "empty uses the built-in table (duct-info -a prints it)"},
@@ -60,8 +61,9 @@ constexpr Var kTable[] = {
     {"DUCT_NET_DEVICES", Kind::string, "", nullptr, false,
      "the node's rails, a comma list of network devices as UCX names them (eth0,eth1 or mlx5_0:1,mlx5_1:1): "
      "local rank l's UCX worker uses device l mod K, so rail peers meet on one fabric and every NIC "
-     "carries its share (split-rail collectives); ucx: UCX's default; empty or auto: the user's UCX_NET_DEVICES, "
-     "else automatic (the NIC nearest the rank's GPU by hwloc's PCI tree, NICs a switch's GPUs share split "
+     "carries its share (split-rail collectives); ucx: UCX's default (a UCX_NET_DEVICES list whole for every "
+     "rank); empty or auto: the user's UCX_NET_DEVICES list spread the same way over the listed devices the node "
+     "has (one device or all: as UCX reads it), else automatic (the NIC nearest the rank's GPU by hwloc's PCI tree, NICs a switch's GPUs share split "
      "among them; without a GPU the NICs near its CPU binding, else local rank mod the NICs; a node with one "
      "NIC keeps UCX's default; duct-info prints each rank's choice and why)"},
     {"DUCT_PEER_FAILURE", Kind::boolean, "1", nullptr, true,

@@ -5,9 +5,11 @@
 #   1. duct-info: intra-node pairs chose the intra-node channel (cma, or
 #      cuda_ipc with GPUs) and inter-node pairs ucx over TCP on a veth link;
 #      local rank l's UCX worker uses rail l (DUCT_NET_DEVICES=eth0,eth1,
-#      and the automatic choice with neither it nor UCX_NET_DEVICES set);
+#      a site's UCX_NET_DEVICES=eth0,eth1,lo alone, and the automatic
+#      choice with neither set);
 #   2. the whole MPI test suite (every collective and algorithm forced, the
-#      split-rail ones included, errors);
+#      split-rail ones included, errors), over the channels duct picks and
+#      over the mpi channel (DUCT_CHANNEL=mpi);
 #   3. the collective cases with 3 ranks on the 2 nodes (2 + 1: the
 #      split-rail forms step aside for the other algorithms), and the
 #      small-call path's cases on 2 x 2 and 2 + 1 (allreduce, bcast,
@@ -63,12 +65,29 @@ echo "$auto" | awk '
         for (r in want) { n++; if (dev[r] != want[r] || why[r] !~ /virtual link/) { print "rank " r ": " why[r] ", want " want[r]; bad++ } }
         exit bad > 0 || n != 4 }' || fail "the automatic choice did not put local rank l on eth<l> (above)"
 echo "automatic: local rank l on virtual link l"
+# A site's UCX_NET_DEVICES list (the cluster exports eth0,eth1,lo to every
+# rank) with DUCT_NET_DEVICES unset: the list is spread over the ranks as
+# the rails are, not given whole to each (UCX would use one link of two).
+site=$(mpi -x DUCT_NET_DEVICES=auto "$build/apps/duct-info") || fail "duct-info (UCX_NET_DEVICES list) failed"
+echo "$site" | awk '
+  /^rank [0-9]/ { me = $2; local = $8 }
+  /^    network devices:/ { dev[me] = $3; want[me] = "eth" local; why[me] = $0 }
+  END { bad = 0; n = 0
+        for (r in want) { n++; if (dev[r] != want[r] || why[r] !~ /UCX_NET_DEVICES=.*listed device/) { print "rank " r ": " why[r] ", want " want[r]; bad++ } }
+        exit bad > 0 || n != 4 }' || fail "UCX_NET_DEVICES=eth0,eth1,lo did not put local rank l on eth<l> (above)"
+echo "UCX_NET_DEVICES list: local rank l on listed device l"
 
 echo "== the MPI test suite on 2 nodes x 2 ranks"
 mpi -x TEST_WATCHDOG_S=300 -x OMPI_MCA_op "$build/tests/mpi/duct-mpi-tests" >"$build/netns-suite.log" 2>&1
 rc=$?
 tail -n 5 "$build/netns-suite.log"
 [ $rc -eq 0 ] || { grep -B2 -A12 FAILED "$build/netns-suite.log" | head -60; fail "the MPI suite failed on the cluster"; }
+
+echo "== the MPI test suite on 2 nodes x 2 ranks over the mpi channel (DUCT_CHANNEL=mpi: no UCX in duct)"
+mpi -x DUCT_CHANNEL=mpi -x TEST_WATCHDOG_S=300 -x OMPI_MCA_op "$build/tests/mpi/duct-mpi-tests" >"$build/netns-suite-mpi.log" 2>&1
+rc=$?
+tail -n 2 "$build/netns-suite-mpi.log"
+[ $rc -eq 0 ] || { grep -B2 -A12 FAILED "$build/netns-suite-mpi.log" | head -60; fail "the MPI suite failed over the mpi channel on the cluster"; }
 
 echo "== the collective cases with 3 ranks on 2 nodes (2 + 1)"
 timeout 900 mpirun "${args[@]}" -np 3 --map-by node -x TEST_WATCHDOG_S=300 -x OMPI_MCA_op "$build/tests/mpi/duct-mpi-tests" \
