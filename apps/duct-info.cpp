@@ -225,7 +225,7 @@ int job_info() {
       std::printf("#   node %d (%s): ranks %s\n", node, t.host_of[static_cast<size_t>(t.ranks_on[static_cast<size_t>(node)][0])].c_str(),
                   ranks.c_str());
     }
-    std::printf("\n# channel matrix (row: from, column: to; i = cuda_ipc, c = cma, u = ucx, . = self)\n     ");
+    std::printf("\n# channel matrix (row: from, column: to; i = cuda_ipc, c = cma, u = ucx, m = mpi, . = self)\n     ");
     for (int c = 0; c < n && n <= 64; ++c) std::printf("%d", c % 10);
     std::printf("\n");
     for (int r = 0; r < n && n <= 64; ++r) {
@@ -242,7 +242,10 @@ int job_info() {
         char mark = '?';
         if (p != std::string::npos) {
           const std::string kind = l.substr(p + key.size(), 8);
-          mark = kind.rfind("cuda_ipc", 0) == 0 ? 'i' : kind.rfind("cma", 0) == 0 ? 'c' : 'u';
+          mark = kind.rfind("cuda_ipc", 0) == 0 ? 'i'
+                 : kind.rfind("cma", 0) == 0    ? 'c'
+                 : kind.rfind("mpi", 0) == 0    ? 'm'
+                                                : 'u';
         }
         std::printf("%c", mark);
       }

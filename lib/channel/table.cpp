@@ -6,6 +6,7 @@
 #include <cstring>
 #include <functional>
 
+#include "channel/mpi_channel.hpp"
 #include "channel/ucx.hpp"
 #include "channel/ucx_channel.hpp"
 #include "core/config.hpp"
@@ -19,6 +20,15 @@ std::unique_ptr<Channel> make_cuda_ipc_channel(const PairSetup& s);
 std::unique_ptr<Channel> make_cma_channel(const PairSetup& s);
 
 namespace {
+
+bool mpi_usable(const PeerInfo&, const PeerInfo&, bool, std::string* why) {
+  if (config::get().channel != config::ChannelMode::mpi) return (*why = "DUCT_CHANNEL is not mpi"), false;
+  return (*why = "DUCT_CHANNEL=mpi"), true;
+}
+
+std::unique_ptr<Channel> make_mpi_channel(const PairSetup& s) {
+  return std::make_unique<MpiChannel>(s.mpi_comm, s.peer, s.mpi_tag_ub, s.mpi_cuda);
+}
 
 bool ipc_usable(const PeerInfo& a, const PeerInfo& b, bool same_node, std::string* why) {
   const auto mode = config::get().channel;
@@ -61,6 +71,10 @@ std::string must_agree_names() {
 
 const std::vector<ChannelKind>& channel_table() {
   static const std::vector<ChannelKind> table = {
+      {"mpi",
+       "every pair when DUCT_CHANNEL=mpi: the MPI library's PMPI_Isend/PMPI_Irecv on a duplicate of the "
+       "communicator; device memory direct where the MPI is CUDA-aware, else staged through host memory",
+       mpi_usable, make_mpi_channel},
       {"cuda_ipc",
        "same node, both ranks with CUDA: device buffers by cudaIpcMemHandle + cudaMemcpyAsync, "
        "small messages inline, host buffers as ucx messages",
@@ -79,13 +93,14 @@ const std::vector<ChannelKind>& channel_table() {
 
 Status local_peer_info(PeerInfo* out) {
   const config::Config& cfg = config::get();
+  const bool mpi_only = cfg.channel == config::ChannelMode::mpi;  // no UCX at all
   ucx::Worker* w = nullptr;
-  DUCT_TRY(ucx::Worker::get(&w));
+  if (!mpi_only) DUCT_TRY(ucx::Worker::get(&w));
   PeerInfo p;
   p.pid = static_cast<std::int32_t>(getpid());
   p.proc = hash_proc(processor_name(), p.pid);
   p.cuda = memory::cuda::available() ? 1 : 0;
-  p.ucx_cuda = w->cuda_support() ? 1 : 0;
+  p.ucx_cuda = w && w->cuda_support() ? 1 : 0;
   if (p.cuda) {
     int dev = 0;
     std::string bus;
@@ -98,7 +113,7 @@ Status local_peer_info(PeerInfo* out) {
   p.eager = cfg.eager_limit;
   p.digest = config::agree_digest(config::process_env());
   p.rules_digest = config::rules_file().digest;
-  p.addr_len = static_cast<std::uint32_t>(w->address().size());
+  p.addr_len = w ? static_cast<std::uint32_t>(w->address().size()) : 0;
   *out = p;
   return Status::ok();
 }
@@ -108,8 +123,9 @@ Status ChannelSet::create(MPI_Comm comm, const Topology& topo, std::uint32_t cid
   const int n = topo.size;
   if (n > ucx::kMaxRanks)
     return make_error(Errc::not_supported, "communicator of %d ranks: duct supports up to %d", n, ucx::kMaxRanks);
+  const bool mpi_only = config::get().channel == config::ChannelMode::mpi;
   ucx::Worker* w = nullptr;
-  DUCT_TRY(ucx::Worker::get(&w));
+  if (!mpi_only) DUCT_TRY(ucx::Worker::get(&w));
 
   // The exchange buffers live on the heap, owned by `buf` (see MpiWait).
   struct Bufs {
@@ -140,6 +156,12 @@ Status ChannelSet::create(MPI_Comm comm, const Topology& topo, std::uint32_t cid
                         "(DUCT_TUNE_FILE=none)", topo.rank, r, topo.rank,
                         f.path.empty() ? "none" : f.path.c_str());
     }
+  }
+
+  if (mpi_only) {
+    DUCT_TRY(set->create_mpi(comm, topo, wait));
+    *out = std::move(set);
+    return Status::ok();
   }
 
   // UCX worker addresses (variable length).
@@ -208,9 +230,49 @@ Status ChannelSet::create(MPI_Comm comm, const Topology& topo, std::uint32_t cid
   return Status::ok();
 }
 
+Status ChannelSet::create_mpi(MPI_Comm comm, const Topology& topo, const MpiWait& wait) {
+  // The duplicate keeps duct's messages apart from the application's, whatever
+  // tags it uses (MPI_ANY_TAG included). Nonblocking, so that it waits like
+  // every other setup exchange (DUCT_TIMEOUT, other threads' setups).
+  MPI_Request req;
+  DUCT_MPI_CHECK(PMPI_Comm_idup(comm, &mpi_comm_, &req));
+  DUCT_TRY(wait(&req, "MPI_Comm_idup of the communicator for the mpi channel", nullptr));
+  DUCT_MPI_CHECK(PMPI_Comm_set_errhandler(mpi_comm_, MPI_ERRORS_RETURN));
+  int* ub = nullptr;
+  int flag = 0;
+  DUCT_MPI_CHECK(PMPI_Comm_get_attr(mpi_comm_, MPI_TAG_UB, &ub, &flag));
+  PairSetup s;
+  s.mpi_comm = mpi_comm_;
+  s.mpi_tag_ub = flag && ub ? *ub : 32767;
+  s.mpi_cuda = mpi_cuda_aware();
+  s.rank = topo.rank;
+  const int n = topo.size;
+  channels_.resize(static_cast<size_t>(n));
+  kinds_.resize(static_cast<size_t>(n));
+  eps_.resize(static_cast<size_t>(n), nullptr);
+  for (int r = 0; r < n; ++r) {
+    any_cuda_ = any_cuda_ || infos_[static_cast<size_t>(r)].cuda;
+    if (r == topo.rank) {
+      kinds_[static_cast<size_t>(r)] = "self";
+      continue;
+    }
+    s.peer = r;
+    channels_[static_cast<size_t>(r)] = make_mpi_channel(s);
+    kinds_[static_cast<size_t>(r)] = "mpi";
+  }
+  DUCT_DEBUG(channel, "rank %d: the mpi channel to every peer (MPI_TAG_UB %d, %s)", topo.rank, s.mpi_tag_ub,
+             s.mpi_cuda ? "CUDA-aware MPI: device memory direct" : "device memory staged through host");
+  return Status::ok();
+}
+
 ChannelSet::~ChannelSet() {
   channels_.clear();  // no operation is in flight: the communicator is being freed
   for (std::uint64_t p : ipc_peers_) memory::IpcCache::instance().release_peer(p);
+  if (mpi_comm_ != MPI_COMM_NULL) {
+    int finalized = 0;
+    (void)PMPI_Finalized(&finalized);
+    if (!finalized) (void)PMPI_Comm_free(&mpi_comm_);
+  }
 }
 
 std::string ChannelSet::describe_pair(int rank) const {

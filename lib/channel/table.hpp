@@ -59,7 +59,7 @@ class ChannelSet {
   Channel& to(int rank) { return *channels_[static_cast<size_t>(rank)]; }
   const std::string& kind_to(int rank) const { return kinds_[static_cast<size_t>(rank)]; }
   const PeerInfo& info(int rank) const { return infos_[static_cast<size_t>(rank)]; }
-  // "ucx (sysv/memory cma/memory)" or "cuda_ipc".
+  // "ucx (sysv/memory cma/memory)", "cuda_ipc" or "mpi".
   std::string describe_pair(int rank) const;
   bool any_cuda() const noexcept { return any_cuda_; }
   bool uses_ipc() const noexcept { return !ipc_peers_.empty(); }
@@ -71,6 +71,9 @@ class ChannelSet {
   std::vector<void*> eps_;  // ucp_ep_h per rank, for describe_pair
   std::vector<std::uint64_t> ipc_peers_;  // peers held in the IPC cache
   bool any_cuda_ = false;
+  MPI_Comm mpi_comm_ = MPI_COMM_NULL;  // the mpi channel's duplicate of the communicator
+  // DUCT_CHANNEL=mpi: the mpi channel to every peer, no UCX.
+  Status create_mpi(MPI_Comm comm, const Topology& topo, const MpiWait& wait);
 };
 
 // This process's facts (CUDA device, UCX support, configuration).

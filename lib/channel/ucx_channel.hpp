@@ -2,6 +2,7 @@
 // cuda_ipc channel reuses for headers and for its fallback path.
 #pragma once
 
+#include <mpi.h>
 #include <ucp/api/ucp.h>
 
 #include "channel/channel.hpp"
@@ -22,6 +23,10 @@ struct PairSetup {
   int depth = 4;                // local: chunks in flight
   bool direct_device = false;   // local: this UCX moves device memory itself
   std::uint64_t peer_proc = 0;  // the peer's process identity (IPC cache key)
+  // The mpi channel (mpi_channel.hpp): duct's duplicate of the communicator.
+  MPI_Comm mpi_comm = MPI_COMM_NULL;
+  int mpi_tag_ub = 32767;       // its MPI_TAG_UB
+  bool mpi_cuda = false;        // local: the MPI library is CUDA-aware
 };
 
 class UcxChannel : public Channel {

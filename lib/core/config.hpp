@@ -27,7 +27,7 @@ struct Var {
   const char* doc;
 };
 
-enum class ChannelMode { auto_, ucx, ipc };
+enum class ChannelMode { auto_, ucx, ipc, mpi };
 enum class YieldMode { auto_, spin, yield };
 
 // The parsed values, one field per row of the table.
