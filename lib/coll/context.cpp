@@ -456,8 +456,8 @@ Status Runtime::setup_context(Context& c, MPI_Comm comm, int me, int n, const Mp
     if (st.code() == Errc::timeout) return st;
     if (!st) DUCT_INFO(init, "no shared-memory area (%s): small collectives use messages", st.message().c_str());
   }
-  if (std::string why; Engine::possible(c, &why)) {
-    c.engine = std::make_unique<Engine>(c);
+  if (std::string why; Engine::possible(c.shm.get(), *c.channels, c.rank(), c.size(), &why)) {
+    c.engine = std::make_unique<Engine>(c.shm.get(), *c.channels, c.rank(), c.size());
     DUCT_INFO(init, "device engine on: %s", c.engine->one_gpu() ? "every rank on one GPU, rank 0 does the work"
                                                                  : "ranks on several GPUs, each does its share");
   } else if (c.topo.num_nodes == 1 && c.topo.size > 1) {

@@ -95,14 +95,19 @@
 #include "coll/collectives.hpp"
 #include "memory/ipc_cache.hpp"
 
+namespace duct::channel {
+class ChannelSet;
+}
+
 namespace duct::coll {
 
 class Engine {
  public:
-  // Whether the context (shared-memory area created, topology and channels
-  // known) can have an engine; the answer is the same on every rank.
-  static bool possible(const Context& ctx, std::string* why);
-  explicit Engine(const Context& ctx);
+  // Whether a communicator whose context has the node's shared-memory area
+  // `shm` (null: none) and the channels `ch` to its `size` ranks (this one
+  // `rank`) can have an engine; the answer is the same on every rank.
+  static bool possible(const ShmArea* shm, const channel::ChannelSet& ch, int rank, int size, std::string* why);
+  Engine(const ShmArea* shm, const channel::ChannelSet& ch, int rank, int size);
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
