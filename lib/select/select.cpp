@@ -133,6 +133,16 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // ranks, nor above 4 KiB: the range ends at the next power of two above
 // the largest size won, as duct-tune writes its rules; the flat reduce
 // keeps the rest, and duct-tune measures where it is run.
+// At 2 ranks on one node the bcast from 64 KiB is the binomial tree (one
+// message, which the cma channel moves with one process_vm_readv) rather
+// than shm's two copies through the slots, and the allgather leaves shm
+// for the ring (one exchange) at 128 KiB: 2026-11-27, duct-bench -A, -R 5,
+// two runs each, host buffers, us (docs/benchmarks/2026-11-27-medium-one-
+// node.md): bcast 64 KiB binomial 7.0 against shm 7.6, 128 KiB 11.4
+// against 14.4-14.8, 256 KiB 22.7-23.2 against 27.1-28.7, 1 MiB 80.5-80.7
+// against 103-106 (32 KiB: shm 3.8 against 4.8); allgather 128 KiB ring
+// 9.5-10.2 against 10.3-10.7, 256 KiB 16.2-16.8 against 19.5-19.7 (64 KiB:
+// shm 5.9-6.0 against 6.5).
 constexpr const char* kDefaultRules =
     "allreduce/nodes:0-16k:hierarchical,16k-inf:split_rail,64k-inf:hierarchical;"
     "bcast/nodes:0-16k:hierarchical,16k-inf:split_rail;reduce/nodes:0-16k:hierarchical,16k-inf:split_rail;allgather/nodes:16k-inf:split_rail;"
@@ -141,10 +151,10 @@ constexpr const char* kDefaultRules =
     "reduce_scatter/nodes:0-16k:hierarchical,16k-inf:split_rail;alltoall/nodes:32k-inf:split_rail;"
     "allreduce:0-inf:engine;allreduce/n=1-4:0-8m:shm;"
     "allreduce:0-16k:shm,0-16k:recursive_doubling,16k-inf:ring;"
-    "bcast:0-inf:engine,0-8m:shm;bcast/n=1-2:0-inf:binomial;bcast:0-64k:binomial,64k-inf:scatter_allgather;"
+    "bcast:0-inf:engine;bcast/n=2-2:64k-inf:binomial;bcast:0-8m:shm;bcast/n=1-2:0-inf:binomial;bcast:0-64k:binomial,64k-inf:scatter_allgather;"
     "reduce:0-inf:engine;reduce/n=1-4:0-8m:shm;reduce/n=16-inf:0-8k:shm_tree;reduce:0-16k:shm;"
     "reduce:0-64k:binomial,64k-inf:reduce_scatter_gather;"
-    "allgather:0-inf:engine;allgather/n=1-2:0-256k:shm,256k-inf:ring;"
+    "allgather:0-inf:engine;allgather/n=1-2:0-128k:shm,128k-inf:ring;"
     "allgather:0-512k:shm,0-64k:bruck,64k-inf:ring;"
     "allgatherv:0-inf:engine,0-64k:bruck,64k-inf:ring;"
     "reduce_scatter_block:0-inf:engine,0-128k:shm,0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
