@@ -158,26 +158,29 @@ Status ChannelSet::create(MPI_Comm comm, const Topology& topo, std::uint32_t cid
     }
   }
 
+  // Every pair's PairSetup starts from this: the mpi channel's duplicate
+  // of the communicator, or nothing of it.
+  PairSetup base;
+  base.cid = cid;
+  base.rank = topo.rank;
   if (mpi_only) {
-    DUCT_TRY(set->create_mpi(comm, topo, wait));
-    *out = std::move(set);
-    return Status::ok();
+    DUCT_TRY(set->open_mpi_comm(comm, wait, &base));
+  } else {
+    // UCX worker addresses (variable length).
+    buf->lens.resize(static_cast<size_t>(n));
+    buf->displs.resize(static_cast<size_t>(n));
+    int total = 0;
+    for (int r = 0; r < n; ++r) {
+      buf->lens[static_cast<size_t>(r)] = static_cast<int>(set->infos_[static_cast<size_t>(r)].addr_len);
+      buf->displs[static_cast<size_t>(r)] = total;
+      total += buf->lens[static_cast<size_t>(r)];
+    }
+    buf->addrs.resize(static_cast<size_t>(total));
+    buf->mine.assign(w->address().begin(), w->address().end());
+    DUCT_MPI_CHECK(PMPI_Iallgatherv(buf->mine.data(), static_cast<int>(buf->mine.size()), MPI_BYTE,
+                                    buf->addrs.data(), buf->lens.data(), buf->displs.data(), MPI_BYTE, comm, &req));
+    DUCT_TRY(wait(&req, "MPI_Iallgatherv of the UCX worker addresses", buf));
   }
-
-  // UCX worker addresses (variable length).
-  buf->lens.resize(static_cast<size_t>(n));
-  buf->displs.resize(static_cast<size_t>(n));
-  int total = 0;
-  for (int r = 0; r < n; ++r) {
-    buf->lens[static_cast<size_t>(r)] = static_cast<int>(set->infos_[static_cast<size_t>(r)].addr_len);
-    buf->displs[static_cast<size_t>(r)] = total;
-    total += buf->lens[static_cast<size_t>(r)];
-  }
-  buf->addrs.resize(static_cast<size_t>(total));
-  buf->mine.assign(w->address().begin(), w->address().end());
-  DUCT_MPI_CHECK(PMPI_Iallgatherv(buf->mine.data(), static_cast<int>(buf->mine.size()), MPI_BYTE,
-                                  buf->addrs.data(), buf->lens.data(), buf->displs.data(), MPI_BYTE, comm, &req));
-  DUCT_TRY(wait(&req, "MPI_Iallgatherv of the UCX worker addresses", buf));
   const std::vector<char>& addrs = buf->addrs;
   const std::vector<int>& displs = buf->displs;
   const std::vector<int>& lens = buf->lens;
@@ -193,25 +196,25 @@ Status ChannelSet::create(MPI_Comm comm, const Topology& topo, std::uint32_t cid
       set->kinds_[static_cast<size_t>(r)] = "self";
       continue;
     }
-    PairSetup s;
-    s.cid = cid;
-    s.rank = topo.rank;
+    PairSetup s = base;
     s.peer = r;
-    s.worker = w->worker();
-    std::string addr(addrs.data() + displs[static_cast<size_t>(r)], static_cast<size_t>(lens[static_cast<size_t>(r)]));
-    DUCT_TRY(w->endpoint(addr, &s.ep));
-    set->eps_[static_cast<size_t>(r)] = s.ep;
-    // Split messages only where one side may hold device memory that UCX
-    // cannot reach; both sides compute the same value.
-    bool may_stage = (local.cuda && !local.ucx_cuda) || (p.cuda && !p.ucx_cuda);
-    s.chunk = may_stage ? std::min(local.chunk, p.chunk) : 0;
-    // Bounce buffers must hold a whole chunk of this pair.
-    if (s.chunk)
-      memory::BouncePool::instance().configure(s.chunk, std::max<std::size_t>(64, 4 * static_cast<std::size_t>(cfg.pipeline_depth)));
-    s.eager = std::min(local.eager, p.eager);
-    s.depth = static_cast<int>(cfg.pipeline_depth);
-    s.direct_device = local.ucx_cuda != 0;
     s.peer_proc = p.proc;
+    if (w) {  // the UCX-based channels (none with DUCT_CHANNEL=mpi)
+      s.worker = w->worker();
+      std::string addr(addrs.data() + displs[static_cast<size_t>(r)], static_cast<size_t>(lens[static_cast<size_t>(r)]));
+      DUCT_TRY(w->endpoint(addr, &s.ep));
+      set->eps_[static_cast<size_t>(r)] = s.ep;
+      // Split messages only where one side may hold device memory that UCX
+      // cannot reach; both sides compute the same value.
+      bool may_stage = (local.cuda && !local.ucx_cuda) || (p.cuda && !p.ucx_cuda);
+      s.chunk = may_stage ? std::min(local.chunk, p.chunk) : 0;
+      // Bounce buffers must hold a whole chunk of this pair.
+      if (s.chunk)
+        memory::BouncePool::instance().configure(s.chunk, std::max<std::size_t>(64, 4 * static_cast<std::size_t>(cfg.pipeline_depth)));
+      s.eager = std::min(local.eager, p.eager);
+      s.depth = static_cast<int>(cfg.pipeline_depth);
+      s.direct_device = local.ucx_cuda != 0;
+    }
     bool same_node = topo.same_node(topo.rank, r);
     for (const ChannelKind& k : channel_table()) {
       std::string why;
@@ -230,7 +233,7 @@ Status ChannelSet::create(MPI_Comm comm, const Topology& topo, std::uint32_t cid
   return Status::ok();
 }
 
-Status ChannelSet::create_mpi(MPI_Comm comm, const Topology& topo, const MpiWait& wait) {
+Status ChannelSet::open_mpi_comm(MPI_Comm comm, const MpiWait& wait, PairSetup* s) {
   // The duplicate keeps duct's messages apart from the application's, whatever
   // tags it uses (MPI_ANY_TAG included). Nonblocking, so that it waits like
   // every other setup exchange (DUCT_TIMEOUT, other threads' setups).
@@ -241,27 +244,11 @@ Status ChannelSet::create_mpi(MPI_Comm comm, const Topology& topo, const MpiWait
   int* ub = nullptr;
   int flag = 0;
   DUCT_MPI_CHECK(PMPI_Comm_get_attr(mpi_comm_, MPI_TAG_UB, &ub, &flag));
-  PairSetup s;
-  s.mpi_comm = mpi_comm_;
-  s.mpi_tag_ub = flag && ub ? *ub : 32767;
-  s.mpi_cuda = mpi_cuda_aware();
-  s.rank = topo.rank;
-  const int n = topo.size;
-  channels_.resize(static_cast<size_t>(n));
-  kinds_.resize(static_cast<size_t>(n));
-  eps_.resize(static_cast<size_t>(n), nullptr);
-  for (int r = 0; r < n; ++r) {
-    any_cuda_ = any_cuda_ || infos_[static_cast<size_t>(r)].cuda;
-    if (r == topo.rank) {
-      kinds_[static_cast<size_t>(r)] = "self";
-      continue;
-    }
-    s.peer = r;
-    channels_[static_cast<size_t>(r)] = make_mpi_channel(s);
-    kinds_[static_cast<size_t>(r)] = "mpi";
-  }
-  DUCT_DEBUG(channel, "rank %d: the mpi channel to every peer (MPI_TAG_UB %d, %s)", topo.rank, s.mpi_tag_ub,
-             s.mpi_cuda ? "CUDA-aware MPI: device memory direct" : "device memory staged through host");
+  s->mpi_comm = mpi_comm_;
+  s->mpi_tag_ub = flag && ub ? *ub : 32767;
+  s->mpi_cuda = mpi_cuda_aware();
+  DUCT_DEBUG(channel, "rank %d: the mpi channel's communicator (MPI_TAG_UB %d, %s)", s->rank, s->mpi_tag_ub,
+             s->mpi_cuda ? "CUDA-aware MPI: device memory direct" : "device memory staged through host");
   return Status::ok();
 }
 

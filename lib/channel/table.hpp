@@ -72,8 +72,9 @@ class ChannelSet {
   std::vector<std::uint64_t> ipc_peers_;  // peers held in the IPC cache
   bool any_cuda_ = false;
   MPI_Comm mpi_comm_ = MPI_COMM_NULL;  // the mpi channel's duplicate of the communicator
-  // DUCT_CHANNEL=mpi: the mpi channel to every peer, no UCX.
-  Status create_mpi(MPI_Comm comm, const Topology& topo, const MpiWait& wait);
+  // DUCT_CHANNEL=mpi: duplicate `comm` for the mpi channel and put it,
+  // its MPI_TAG_UB and the library's CUDA support into `s`.
+  Status open_mpi_comm(MPI_Comm comm, const MpiWait& wait, PairSetup* s);
 };
 
 // This process's facts (CUDA device, UCX support, configuration).
