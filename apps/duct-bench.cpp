@@ -154,6 +154,8 @@ void usage() {
       "  -O <us>       overlap mode: a computation of <us> microseconds (0: as long as the blocking collective;\n"
       "                a host loop, or a GPU kernel with device buffers) runs while a nonblocking collective is in\n"
       "                flight; prints the communication time left exposed, beside the blocking call's time\n"
+      "                (with -S: the GPU kernel on its stream, then DUCT_<coll>_stream on duct-bench's stream,\n"
+      "                both streams synchronized after; as a framework overlaps its backward pass and its buckets)\n"
       "  -T <us>       overlap mode: the computation calls MPI_Test every <us> microseconds (default 0: never)\n");
 }
 
@@ -193,7 +195,8 @@ bool parse(int argc, char** argv, Options* o, std::string* err) {
   if (o->iters < 0) return (*err = "-n must be >= 0"), false;
   if (o->rounds < 1) return (*err = "-R must be >= 1"), false;
   if (o->iters == 0 && o->overlap >= 0) return (*err = "-n 0 is not available in overlap mode"), false;
-  if (o->stream && (o->nonblocking || o->overlap >= 0)) return (*err = "-S/-G go with neither -N nor -O"), false;
+  if (o->stream && o->nonblocking) return (*err = "-S/-G do not go with -N"), false;
+  if (o->stream == 2 && o->overlap >= 0) return (*err = "-G does not go with -O (-S -O does)"), false;
   return true;
 }
 
@@ -368,7 +371,7 @@ int main(int argc, char** argv) {
     if (o.overlap >= 0) {
       std::printf("# overlap mode: compute %s (%s), %s; exposed = overlapped - compute alone, %% of blocking\n",
                   o.overlap > 0 ? (std::to_string(o.overlap) + " us").c_str() : "as long as the blocking collective",
-                  dev ? "GPU kernel on its own stream" : "host loop", o.poll_us > 0 ? ("MPI_Test every " + std::to_string(o.poll_us) + " us of compute").c_str() : "no test calls during compute");
+                  dev ? (o.stream ? "GPU kernel on its own stream, collective stream-ordered on another" : "GPU kernel on its own stream") : "host loop", o.poll_us > 0 ? ("MPI_Test every " + std::to_string(o.poll_us) + " us of compute").c_str() : "no test calls during compute");
       std::printf("# %12s %12s %10s %10s %10s %10s %10s %6s %10s %10s %10s %10s\n", "size(B)", "count", "block(us)",
                   "compute", "overlapped", "exposed", "exposed", "#wrong", "MPI block", "MPI ovl", "exposed", "exposed");
     }
@@ -643,8 +646,13 @@ int main(int argc, char** argv) {
       };
       recv.upload(poison.data(), poison.size());
       if (duct_start(false, nullptr) != MPI_SUCCESS) rc_bad = 1;
+      settle();
       long long w = o.check ? sum_over_ranks(wrong_now(false)) : -1;
-      const double t_block = timed([&] { duct_start(false, nullptr); });
+      // With -S, "blocking" is the stream-ordered call and its stream's synchronization.
+      const double t_block = timed([&] {
+        duct_start(false, nullptr);
+        settle();
+      });
       const double us = o.overlap > 0 ? o.overlap : t_block * 1e6;
       auto compute = [&](MPI_Request* q, bool duct) {
         if (dev) {
@@ -667,7 +675,12 @@ int main(int argc, char** argv) {
         compute_wait();
       });
       recv.upload(poison.data(), poison.size());
-      const double t_ovl = timed([&] {
+      const double t_ovl = o.stream ? timed([&] {
+        compute(nullptr, true);
+        if (duct_start(false, nullptr) != MPI_SUCCESS) rc_bad = 1;
+        settle();
+        compute_wait();
+      }) : timed([&] {
         MPI_Request q = MPI_REQUEST_NULL;
         if (duct_start(false, &q) != MPI_SUCCESS) rc_bad = 1;
         compute(&q, true);

@@ -294,9 +294,12 @@ void share(std::size_t count, std::size_t esz, int w, int workers, std::size_t* 
   *hi = std::min(count, *lo + per);
 }
 
+// DUCT_ENGINE_BLOCKS: the most thread blocks of one engine launch.
+unsigned max_blocks() { return static_cast<unsigned>(config::get().engine_blocks); }
+
 class CopyBatch {
  public:
-  explicit CopyBatch(void* stream) : stream_(stream) {}
+  explicit CopyBatch(void* stream) : stream_(stream) { l_.max_blocks = max_blocks(); }
   Status add(const void* src, void* dst, std::size_t bytes) {
     if (bytes == 0 || src == dst) return Status::ok();
     l_.src[l_.n] = src;
@@ -308,6 +311,7 @@ class CopyBatch {
     if (l_.n == 0) return Status::ok();
     Status st = reduce::device_copies(l_, stream_);
     l_ = reduce::CopyList{};
+    l_.max_blocks = max_blocks();
     return st;
   }
 
@@ -332,6 +336,7 @@ Status launch(const Engine& e, const CollArgs& a, int me, int n, const Views& v,
       std::size_t lo, hi;
       share(a.count, esz, w, W, &lo, &hi);
       reduce::MultiReduce m;
+      m.max_blocks = max_blocks();
       m.nsrc = n;
       m.count = hi - lo;
       for (int q = 0; q < n; ++q) m.src[q] = S(q, lo * esz);
@@ -351,6 +356,7 @@ Status launch(const Engine& e, const CollArgs& a, int me, int n, const Views& v,
         const std::size_t cnt = block ? a.count : a.recv_layout.len[static_cast<std::size_t>(j)];
         if (cnt == 0) continue;
         reduce::MultiReduce m;
+        m.max_blocks = max_blocks();
         m.nsrc = n;
         m.count = cnt;
         for (int q = 0; q < n; ++q) m.src[q] = S(q, off * esz);

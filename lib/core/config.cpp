@@ -73,6 +73,11 @@ constexpr Var kTable[] = {
     {"DUCT_ENGINE", Kind::boolean, "1", nullptr, true,
      "device engine for single-node communicators whose ranks reach each other by CUDA IPC: device "
      "collectives in one kernel over the peers' mapped buffers; 0 uses the channel algorithms"},
+    {"DUCT_ENGINE_BLOCKS", Kind::integer, "0", nullptr, false,
+     "the most CUDA thread blocks one device-engine kernel launches (0: its own choice, up to 4 blocks of 512 "
+     "threads per SM for reductions and 8 for copies): fewer leave SMs free for the application's kernels "
+     "running beside a collective, at some cost in bandwidth (as NCCL_MAX_CTAS bounds NCCL's); ranks may "
+     "differ"},
     {"DUCT_ENGINE_MEMOPS", Kind::boolean, "1", nullptr, false,
      "the device engine learns that its kernel finished from a word the GPU writes into the node's "
      "shared memory (a stream memory operation; the other ranks read it too), not by polling a CUDA "
@@ -215,6 +220,7 @@ Status apply(const Var& v, const char* value, Config* c) {
     *field = n;
     return Status::ok();
   };
+  if (name == "DUCT_ENGINE_BLOCKS") return long_field(&c->engine_blocks, 0, 1L << 16, "an integer from 0 to 65536");
   if (name == "DUCT_IPC_CACHE_SIZE") return long_field(&c->ipc_cache_size, 1, 1L << 20, "an integer from 1 to 1048576");
   if (name == "DUCT_PIPELINE_DEPTH") return long_field(&c->pipeline_depth, 1, 64, "an integer from 1 to 64");
   return make_error(Errc::internal, "config row %s has no parser", v.name);

@@ -54,6 +54,7 @@ struct Config {
   bool stream_engine = false;        // DUCT_STREAM_ENGINE (eager stream-ordered calls: the engine enqueues on the stream)
   bool stream_async = false;         // DUCT_STREAM_ASYNC (eager stream-ordered calls on duct's stream thread)
   long ipc_cache_size = 256;         // DUCT_IPC_CACHE_SIZE
+  long engine_blocks = 0;            // DUCT_ENGINE_BLOCKS (0: the kernels' own choice)
   size_t ipc_cache_bytes = size_t{1} << 30;  // DUCT_IPC_CACHE_BYTES
 };
 

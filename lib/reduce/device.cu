@@ -116,9 +116,10 @@ int sm_count() {
   return n;
 }
 
-unsigned engine_blocks(size_t work_items, unsigned per_sm) {
+unsigned engine_blocks(size_t work_items, unsigned per_sm, unsigned max_blocks) {
   size_t blocks = (work_items + kEngineThreads - 1) / kEngineThreads;
-  const size_t cap = static_cast<size_t>(sm_count()) * per_sm;
+  size_t cap = static_cast<size_t>(sm_count()) * per_sm;
+  if (max_blocks > 0 && max_blocks < cap) cap = max_blocks;
   if (blocks > cap) blocks = cap;
   return static_cast<unsigned>(blocks < 1 ? 1 : blocks);
 }
@@ -175,7 +176,7 @@ cudaError_t launch_multi(const MultiReduce& m, cudaStream_t stream) {
   for (int q = 0; q < m.nsrc; ++q) vec = vec && (reinterpret_cast<uintptr_t>(m.src[q]) & 15u) == 0;
   for (int d = 0; d < m.ndst; ++d) vec = vec && (reinterpret_cast<uintptr_t>(m.dst[d]) & 15u) == 0;
   const size_t work = vec ? m.count / (sizeof(uint4) / sizeof(S)) + 1 : m.count;
-  multi_kernel<S, Op><<<engine_blocks(work, 4), kEngineThreads, 0, stream>>>(m, vec);
+  multi_kernel<S, Op><<<engine_blocks(work, 4, m.max_blocks), kEngineThreads, 0, stream>>>(m, vec);
   return cudaGetLastError();
 }
 
@@ -234,10 +235,12 @@ Status device_copies(const CopyList& l, void* stream) noexcept {
   size_t most = 0;
   for (int i = 0; i < l.n; ++i) most = l.bytes[i] > most ? l.bytes[i] : most;
   if (most == 0) return Status::ok();
-  unsigned x = engine_blocks((most + 15) / 16, 8);
+  unsigned x = engine_blocks((most + 15) / 16, 8, l.max_blocks);
   unsigned y = static_cast<unsigned>(l.n);
-  // Keep the whole grid near 8 blocks per SM: more rows, fewer blocks per row.
-  const unsigned cap = static_cast<unsigned>(sm_count()) * 8u;
+  // Keep the whole grid near 8 blocks per SM (or within max_blocks): more
+  // rows, fewer blocks per row.
+  unsigned cap = static_cast<unsigned>(sm_count()) * 8u;
+  if (l.max_blocks > 0 && l.max_blocks < cap) cap = l.max_blocks;
   if (x * y > cap) x = cap / y > 0 ? cap / y : 1;
   copy_kernel<<<dim3(x, y), kEngineThreads, 0, static_cast<cudaStream_t>(stream)>>>(l);
   cudaError_t err = cudaGetLastError();

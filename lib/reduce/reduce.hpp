@@ -64,6 +64,10 @@ struct MultiReduce {
   void* dst[kMaxPeers] = {};
   int nsrc = 0, ndst = 0;
   size_t count = 0;  // elements
+  // Most thread blocks of the launch (0: up to 4 per SM). Fewer leave SMs
+  // to the application's kernels beside the collective (DUCT_ENGINE_BLOCKS,
+  // as NCCL_MAX_CTAS bounds NCCL's).
+  unsigned max_blocks = 0;
 };
 Status device_multi(const MultiReduce& m, Elem e, RedOp op, void* stream) noexcept;
 
@@ -75,6 +79,7 @@ struct CopyList {
   void* dst[kMaxCopies] = {};
   size_t bytes[kMaxCopies] = {};
   int n = 0;
+  unsigned max_blocks = 0;  // as MultiReduce::max_blocks
 };
 Status device_copies(const CopyList& l, void* stream) noexcept;
 
