@@ -46,6 +46,11 @@ struct CollArgs {
   // waits until the GPU has reached the call on it (after_stream). Null
   // otherwise.
   void* stream = nullptr;
+  // A stream-ordered call captured into a CUDA graph (coll/stream.cpp): the
+  // graph being built (cudaGraph_t), with `stream` the capturing stream.
+  // Only the device engine serves it (engine.hpp, "Captured calls"); null
+  // otherwise.
+  void* graph = nullptr;
 };
 
 // What selection chose for one call: the schedule's maker, whether the

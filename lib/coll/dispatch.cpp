@@ -230,7 +230,9 @@ Status plan_collective(Context& ctx, const CollArgs& a, Plan* out) {
 }
 
 Sched plan_schedule(Context& ctx, const CollArgs& a, const Plan& p) {
-  if (p.engine) return engine_collective(ctx, a, p.seq, p.fn);
+  // A call captured into a graph is the engine's whatever the rules say
+  // (no other algorithm can run at replay without the host).
+  if (p.engine || (a.graph && ctx.engine)) return engine_collective(ctx, a, p.seq, p.fn);
   // Every call on an engine communicator is numbered there on every rank:
   // ranks that take the engine learn from this one that it does not.
   if (ctx.engine) ctx.engine->decline();

@@ -47,8 +47,71 @@ Engine::Engine(const ShmArea* shm, const channel::ChannelSet& ch, int rank, int 
   }
 }
 
+Status Engine::graph_ready() {
+  if (graph_tried_) return graph_status_;
+  graph_tried_ = true;
+  const int n = shm_->size();
+  graph_status_ = [&]() -> Status {
+    if (n > reduce::kMaxPeers)
+      return make_error(Errc::not_supported, "the device barrier of captured calls serves at most %d ranks, not %d",
+                        reduce::kMaxPeers, n);
+    // Rank me's pages hold its done word, registered alone so far.
+    if (done_registered_) {
+      memory::cuda::host_unregister(done_registered_);
+      done_registered_ = nullptr;
+      done_dev_ = nullptr;
+    }
+    graph_dev_.assign(static_cast<std::size_t>(n), nullptr);
+    for (int r = 0; r < n; ++r) {
+      void* start = nullptr;
+      void* dev = nullptr;
+      std::size_t bytes = 0;
+      shm_->engine_pages(r, &start, &bytes);
+      DUCT_TRY(memory::cuda::host_register(start, bytes, &dev).context(
+          strprintf("registering rank %d's engine words with CUDA", r)));
+      registered_.push_back(start);
+      auto at = [&](void* host) {
+        return static_cast<char*>(dev) + (static_cast<char*>(host) - static_cast<char*>(start));
+      };
+      graph_dev_[static_cast<std::size_t>(r)] = reinterpret_cast<std::uint64_t*>(at(shm_->engine_graph(r)));
+      if (r == me_ && worker() && config::get().engine_memops && memory::cuda::stream_memops())
+        done_dev_ = at(shm_->engine_done(me_));
+    }
+    DUCT_TRY(memory::cuda::alloc_device(sizeof(std::uint64_t), &skip_dev_));
+    const std::uint64_t zero = 0;
+    return memory::cuda::copy(skip_dev_, &zero, sizeof zero);
+  }();
+  if (!graph_status_)
+    DUCT_INFO(coll, "device engine: no captured collectives here: %s", graph_status_.message().c_str());
+  return graph_status_;
+}
+
+Status Engine::graph_failure() const {
+  const std::uint64_t q = word_load(shm_->engine_graph(me_) + 2);
+  if (q == 0) return Status::ok();
+  return make_error(Errc::timeout,
+                    "a collective captured into a CUDA graph waited on the GPU longer than DUCT_TIMEOUT=%g s for rank "
+                    "%llu (its replay did not reach the call); the communicator's captured collectives do nothing "
+                    "from then on",
+                    config::get().timeout, static_cast<unsigned long long>(q - 1));
+}
+
+Status Engine::barrier(int which, void* stream) const {
+  reduce::Barrier b;
+  b.n = shm_->size();
+  b.me = me_;
+  for (int r = 0; r < b.n; ++r) b.word[r] = graph_dev_[static_cast<std::size_t>(r)] + which;
+  b.failed = graph_dev_[static_cast<std::size_t>(me_)] + 2;
+  b.skip = static_cast<std::uint64_t*>(skip_dev_);
+  const double t = config::get().timeout;
+  b.timeout_ns = t > 0 ? static_cast<std::uint64_t>(t * 1e9) : 0;
+  return reduce::device_barrier(b, stream);
+}
+
 Engine::~Engine() {
   release_finished(true);
+  for (void* p : registered_) memory::cuda::host_unregister(p);
+  memory::cuda::free_device(skip_dev_);
   for (IpcEvent* ev : {&in_, &done_}) memory::cuda::ipc_event_destroy(ev->ev);
   for (auto* v : {&peer_in_, &peer_done_})
     for (IpcEvent& ev : *v) memory::cuda::ipc_event_destroy(ev.ev);

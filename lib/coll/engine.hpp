@@ -84,6 +84,23 @@
 // after its kernel has completed (checked at the next call, and waited
 // for when the engine goes). When the engine does not serve the call,
 // the other algorithm runs after the GPU has reached the call.
+//
+// Captured calls (CollArgs::graph: a stream-ordered call made while its
+// stream is captured into a CUDA graph): the host phases (arrive, map) run
+// at capture, on every rank (every rank captures the same collectives in
+// the same order, as MPI asks of collectives); the graph gets, on each
+// rank's stream, a device barrier (reduce::Barrier over every rank's
+// "arrive" counter: every input is ready), the kernel (workers only), and
+// a second barrier ("depart": every worker has finished reading and
+// writing the ranks' buffers). A replay needs no host step. The peers'
+// mappings stay pinned until the graph is destroyed; the buffers must
+// stay allocated, and the graph must be destroyed before the communicator
+// is freed (as NCCL asks of its communicators). A barrier that waits longer
+// than DUCT_TIMEOUT gives up: the kernel after it does nothing, the
+// rank's failed word names the missing rank, and the next duct call on
+// the communicator returns the timeout. Without MPS the ranks' kernels
+// take turns on a shared GPU, so a barrier waits for the other process's
+// time slice (milliseconds per replay); with MPS they run at once.
 #pragma once
 
 #include <cstdint>
@@ -126,6 +143,17 @@ class Engine {
   // this or engine_collective, on every rank.
   void decline() noexcept;
 
+  // Captured calls: whether the barrier words are usable here (every
+  // rank's engine words registered with CUDA, a skip word allocated), and
+  // the failure a replay's barrier recorded (ok: none).
+  Status graph_ready();
+  Status graph_failure() const;
+  // Enqueue the device barrier on `which` (0: arrive, 1: depart) of every
+  // rank (after graph_ready), and the word that tells a captured kernel to
+  // do nothing.
+  Status barrier(int which, void* stream) const;
+  const std::uint64_t* skip() const noexcept { return static_cast<const std::uint64_t*>(skip_dev_); }
+
   // Stream-ordered calls: an interprocess event, this rank's or a peer's
   // as opened here.
   struct IpcEvent {
@@ -151,6 +179,13 @@ class Engine {
     std::vector<memory::IpcKey> keys;  // the mappings it reads and writes
   };
   std::deque<Held> held_;
+  // Every rank's engine pages registered with CUDA (host starts), each
+  // rank's graph words as this GPU sees them, and the skip word.
+  std::vector<void*> registered_;
+  std::vector<std::uint64_t*> graph_dev_;
+  void* skip_dev_ = nullptr;
+  bool graph_tried_ = false;
+  Status graph_status_;
   const ShmArea* shm_;
   int me_;
   int workers_ = 1;

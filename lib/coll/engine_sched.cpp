@@ -8,6 +8,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
 
 #include "coll/context.hpp"
 #include "coll/shm.hpp"
@@ -49,7 +52,7 @@ struct EngineDesc {
   memory::IpcHandle ev_in, ev_done;
 };
 constexpr int kSend = 0, kRecv = 1;
-static_assert(sizeof(EngineDesc) <= ShmArea::kEngineBytes);
+static_assert(sizeof(EngineDesc) <= ShmArea::kEngineGraphAt);
 
 
 // Wait until every other rank's phase word (or only rank `only`'s) reaches `target`.
@@ -299,7 +302,10 @@ unsigned max_blocks() { return static_cast<unsigned>(config::get().engine_blocks
 
 class CopyBatch {
  public:
-  explicit CopyBatch(void* stream) : stream_(stream) { l_.max_blocks = max_blocks(); }
+  CopyBatch(void* stream, const std::uint64_t* skip) : stream_(stream), skip_(skip) {
+    l_.max_blocks = max_blocks();
+    l_.skip = skip;
+  }
   Status add(const void* src, void* dst, std::size_t bytes) {
     if (bytes == 0 || src == dst) return Status::ok();
     l_.src[l_.n] = src;
@@ -312,11 +318,13 @@ class CopyBatch {
     Status st = reduce::device_copies(l_, stream_);
     l_ = reduce::CopyList{};
     l_.max_blocks = max_blocks();
+    l_.skip = skip_;
     return st;
   }
 
  private:
   void* stream_;
+  const std::uint64_t* skip_;
   reduce::CopyList l_;
 };
 
@@ -337,6 +345,7 @@ Status launch(const Engine& e, const CollArgs& a, int me, int n, const Views& v,
       share(a.count, esz, w, W, &lo, &hi);
       reduce::MultiReduce m;
       m.max_blocks = max_blocks();
+      if (a.graph) m.skip = e.skip();
       m.nsrc = n;
       m.count = hi - lo;
       for (int q = 0; q < n; ++q) m.src[q] = S(q, lo * esz);
@@ -357,6 +366,7 @@ Status launch(const Engine& e, const CollArgs& a, int me, int n, const Views& v,
         if (cnt == 0) continue;
         reduce::MultiReduce m;
         m.max_blocks = max_blocks();
+        if (a.graph) m.skip = e.skip();
         m.nsrc = n;
         m.count = cnt;
         for (int q = 0; q < n; ++q) m.src[q] = S(q, off * esz);
@@ -367,7 +377,7 @@ Status launch(const Engine& e, const CollArgs& a, int me, int n, const Views& v,
     }
     default: break;
   }
-  CopyBatch c(stream);
+  CopyBatch c(stream, a.graph ? e.skip() : nullptr);
   for (int d = first; d <= last; ++d) {
     switch (a.coll) {
       case Coll::allgather:
@@ -397,6 +407,47 @@ Status launch(const Engine& e, const CollArgs& a, int me, int n, const Views& v,
   return c.flush();
 }
 
+// The peers' mappings a captured call pinned, held by its graph. A graph
+// is destroyed on a thread of CUDA's that may make no CUDA call, so the
+// keys wait in a list that the next engine call releases.
+struct GraphHold {
+  std::vector<memory::IpcKey> keys;
+};
+std::mutex g_released_mutex;
+std::vector<memory::IpcKey> g_released;
+
+void graph_gone(void* p) {
+  auto* h = static_cast<GraphHold*>(p);
+  {
+    std::lock_guard<std::mutex> lock(g_released_mutex);
+    g_released.insert(g_released.end(), h->keys.begin(), h->keys.end());
+  }
+  delete h;
+}
+
+void release_graph_keys() {
+  std::vector<memory::IpcKey> keys;
+  {
+    std::lock_guard<std::mutex> lock(g_released_mutex);
+    keys.swap(g_released);
+  }
+  for (const memory::IpcKey& k : keys) memory::IpcCache::instance().release(k);
+}
+
+Sched capture_refused(const CollArgs& a, std::string why) {
+  co_return make_error(Errc::not_supported,
+                       "%s: capturing it into a CUDA graph needs the device engine (device buffers of every rank, one "
+                       "node, CUDA IPC between the ranks): %s",
+                       a.call, why.c_str());
+}
+
+// A captured call's part on this rank: barrier, the kernel (workers), barrier.
+Status enqueue_captured(Engine& e, const CollArgs& a, int me, int n, const Views* v, void* stream) {
+  DUCT_TRY(e.barrier(0, stream));
+  if (v) DUCT_TRY(launch(e, a, me, n, *v, stream));
+  return e.barrier(1, stream);
+}
+
 }  // namespace
 
 void Engine::decline() noexcept { publish(*shm_, me_, next_call(), kDeclined); }
@@ -409,14 +460,41 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
   void* const stream = a.stream;  // stream-ordered: the work goes on the caller's stream
   // The collective's other algorithm, when the engine does not serve the
   // call (in stream order: once the GPU has reached it).
-  auto other = [&] { return stream ? after_stream(ctx, a, seq, fallback) : fallback(ctx, a, seq); };
+  std::string why;
+  auto other = [&]() -> Sched {
+    if (a.graph) return capture_refused(a, why.empty() ? std::string("not every rank qualifies") : why);
+    return stream ? after_stream(ctx, a, seq, fallback) : fallback(ctx, a, seq);
+  };
   if (!e.held_.empty()) e.release_finished(false);
+  release_graph_keys();
+  if (a.graph) {
+    DUCT_CO_TRY(e.graph_failure());
+    using select::Coll;
+    if (a.coll == Coll::barrier || a.coll == Coll::gatherv || a.coll == Coll::scatterv || a.coll == Coll::alltoallv) {
+      // Every rank takes this branch alike (the same collective): the call
+      // is numbered, and nothing is exchanged on the host.
+      publish(s, me, k, kDeclined);
+      if (a.coll != Coll::barrier) {
+        why = "the engine has no gatherv, scatterv or alltoallv (their layouts are known at one rank only)";
+        co_return co_await other();
+      }
+      // A barrier is the device barrier alone.
+      DUCT_CO_TRY(e.graph_ready());
+      DUCT_CO_TRY(e.barrier(0, stream));
+      co_return Status::ok();
+    }
+  }
 
   // 1. arrive
-  std::string why;
   auto* mine = static_cast<EngineDesc*>(s.engine_desc(me));
   bool eligible = describe_buffers(e, a, me, n, mine, &why);
-  if (eligible && stream) {
+  if (eligible && a.graph) {
+    Status st = e.graph_ready();
+    if (!st) {
+      why = st.message();
+      eligible = false;
+    }
+  } else if (eligible && stream) {
     // The input is ready on this rank's stream where "in" is recorded.
     Status st = e.own_events();
     if (st) st = memory::cuda::event_record(e.in_.ev, stream);
@@ -450,6 +528,14 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
     DUCT_CO_TRY(co_await w);
     const Outcome o = w.w.outcome;
     if (o == Outcome::fallback) co_return co_await other();
+    if (o == Outcome::done && a.graph) {
+      // Captured: this rank's inputs are ready at the first barrier, and
+      // rank 0's kernel has finished at the second.
+      Status st = enqueue_captured(e, a, me, n, nullptr, stream);
+      publish(s, me, k, kDone);
+      if (!st) co_return st.context("device engine, captured");
+      co_return Status::ok();
+    }
     if (o == Outcome::done && stream) {
       // Later work on this stream waits for rank 0's kernel.
       const auto* d0 = static_cast<const EngineDesc*>(s.engine_desc(0));
@@ -486,6 +572,31 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
   }
 
   // 3. work
+  if (a.graph) {
+    st = enqueue_captured(e, a, me, n, &v, stream);
+    if (st) {
+      auto* hold = new GraphHold{std::move(e.pinned_)};
+      e.pinned_.clear();
+      st = memory::cuda::graph_keep(a.graph, hold, &graph_gone);  // on failure graph_gone has run
+    }
+    if (!st) {
+      publish(s, me, k, kFailed);
+      if (e.one_gpu()) {
+        Status seen = co_await wait_phase(s, me, k, kDone, "telling the other ranks that the capture failed");
+        (void)seen;
+      }
+      co_return st.context("device engine, captured");
+    }
+    guard.completed = true;
+    if (e.one_gpu()) word_store(s.engine_done(me), k);  // before the phase word (see all_at)
+    publish(s, me, k, kDone);
+    if (e.one_gpu()) co_return Status::ok();
+    DUCT_CO_TRY(co_await wait_phase(s, me, k, kDone, "finishing the capture"));
+    for (int q = 0; q < n; ++q)
+      if (word_load(s.engine_word(q)) == word(k, kFailed))
+        co_return make_error(Errc::cuda, "the device engine's capture failed on rank %d (see its message)", q);
+    co_return Status::ok();
+  }
   if (stream) {
     // After every peer's input on its stream, the kernel on this rank's
     // stream, then "done" on it; the host publishes at once.

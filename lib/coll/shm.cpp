@@ -163,6 +163,19 @@ std::uint64_t* ShmArea::engine_done(int r) const {
 
 void* ShmArea::engine_desc(int r) const { return base_[static_cast<std::size_t>(r)] + kEngineAt + 2 * kLine; }
 
+static_assert(ShmArea::kEngineGraphAt % kLine == 0 && ShmArea::kEngineGraphAt + kLine <= ShmArea::kEngineBytes);
+std::uint64_t* ShmArea::engine_graph(int r) const {
+  return reinterpret_cast<std::uint64_t*>(static_cast<char*>(engine_desc(r)) + kEngineGraphAt);
+}
+
+void ShmArea::engine_pages(int r, void** start, std::size_t* bytes) const {
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto lo = reinterpret_cast<std::uintptr_t>(base_[static_cast<std::size_t>(r)] + kEngineAt) / page * page;
+  const auto hi = (reinterpret_cast<std::uintptr_t>(base_[static_cast<std::size_t>(r)] + kRegion) + page - 1) / page * page;
+  *start = reinterpret_cast<void*>(lo);
+  *bytes = static_cast<std::size_t>(hi - lo);
+}
+
 void ShmArea::finish(int me, std::uint64_t k) const {
   word_store(done(me), k);
 }

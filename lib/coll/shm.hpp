@@ -100,6 +100,15 @@ class ShmArea {
   std::uint64_t* engine_word(int r) const;
   std::uint64_t* engine_done(int r) const;
   void* engine_desc(int r) const;
+  // Rank r's words of the collectives captured into CUDA graphs
+  // (reduce::Barrier): [0] arrive and [1] depart counters, [2] failed (the
+  // peer a barrier timed out on, plus one), on one line of the descriptor's
+  // space after the descriptor.
+  static constexpr std::size_t kEngineGraphAt = 384;
+  std::uint64_t* engine_graph(int r) const;
+  // The pages that hold rank r's engine words (to register with CUDA; each
+  // rank's region is on pages of its own).
+  void engine_pages(int r, void** start, std::size_t* bytes) const;
   // This rank finished sequence k: publish it (release).
   void finish(int me, std::uint64_t k) const;
   // Ask now for the lines of slot k+1 of the ranks this call read from that

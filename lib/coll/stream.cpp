@@ -487,14 +487,32 @@ Status start_stream(Context& ctx, MPI_Comm comm, const CollArgs& a, void* stream
   unsigned long long capture = 0;
   void* graph = nullptr;
   DUCT_TRY(memory::cuda::capture_info(stream, &capturing, &capture, &graph));
-  if (capturing && !async)
-    // Refused before anything is captured: the capture stays valid, and the
-    // application can take another path.
-    return make_error(Errc::not_supported,
-                      "capturing stream-ordered collectives into a CUDA graph is not supported yet: the protocol "
-                      "that replays them (a host function and a stream memory wait) hung on an H200 on 2026-11-26 "
-                      "(docs/benchmarks/2026-11-26-gpu-checklist-h200.md); DUCT_STREAM_ASYNC=1 enables it for "
-                      "investigation");
+  if (capturing && !async) {
+    // Captured calls are the device engine's: barriers and kernels on the
+    // GPU, nothing on the host at replay (coll/engine.hpp). Without an
+    // engine the call is refused before anything is captured: the capture
+    // stays valid, and the application can take another path.
+    if (!s->ctx->engine || s->ctx->size() < 2)
+      return make_error(Errc::not_supported,
+                        "capturing stream-ordered collectives into a CUDA graph needs the device engine: a "
+                        "communicator of 2 or more ranks on one node whose GPUs reach each other by CUDA IPC "
+                        "(this one: %d rank(s), %s)",
+                        s->ctx->size(), s->ctx->engine ? "engine" : "no engine");
+    if (s->any && stream != s->last_stream && capture == s->last_capture)
+      DUCT_TRY(memory::cuda::stream_wait_event(stream, s->order_ev));
+    CollArgs b = a;
+    b.stream = stream;
+    b.graph = graph;
+    const int mode = memory::cuda::relax_capture_mode();  // opening peers' buffers is allowed while capturing
+    Status st = complete_now(*s, b);
+    memory::cuda::restore_capture_mode(mode);
+    DUCT_TRY(st);
+    DUCT_TRY(memory::cuda::event_record(s->order_ev, stream));
+    s->last_stream = stream;
+    s->last_capture = capture;
+    s->any = true;
+    return Status::ok();
+  }
   if (!capturing && !async) {
     // Eager call, completed here: after the communicator's previous eager
     // stream-ordered call if that went to another stream (its event; a

@@ -140,6 +140,7 @@ template <class S, RedOp Op>
 __global__ void __launch_bounds__(kEngineThreads) multi_kernel(const MultiReduce m, bool vec) {
   const size_t tid = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
   const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+  if (m.skip && *reinterpret_cast<const volatile std::uint64_t*>(m.skip)) return;
   size_t done = 0;
   if (vec) {
     constexpr size_t V = sizeof(uint4) / sizeof(S);
@@ -190,6 +191,7 @@ struct PickMulti {
 // aligned, 4-byte or single-byte moves otherwise.
 __global__ void __launch_bounds__(kEngineThreads) copy_kernel(const CopyList l) {
   const int e = blockIdx.y;
+  if (l.skip && *reinterpret_cast<const volatile std::uint64_t*>(l.skip)) return;
   const char* s = static_cast<const char*>(l.src[e]);
   char* d = static_cast<char*>(l.dst[e]);
   const size_t n = l.bytes[e];
@@ -247,6 +249,61 @@ Status device_copies(const CopyList& l, void* stream) noexcept {
   if (err != cudaSuccess)
     return make_error(Errc::cuda, "launch of the engine's copy kernel (%d copies) failed: %s", l.n,
                       cudaGetErrorString(err));
+  return Status::ok();
+}
+
+namespace {
+__device__ __forceinline__ std::uint64_t global_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void barrier_kernel(const Barrier b) {
+  __shared__ std::uint64_t epoch;
+  __shared__ int stop;
+  volatile std::uint64_t* failed = b.failed;
+  if (threadIdx.x == 0) {
+    stop = *failed != 0;
+    if (!stop) {
+      volatile std::uint64_t* mine = b.word[b.me];
+      epoch = *mine + 1;
+      __threadfence_system();  // this rank's earlier work is visible before the word says so
+      *mine = epoch;
+      __threadfence_system();
+    }
+  }
+  __syncthreads();
+  if (stop) return;
+  const std::uint64_t start = global_ns();
+  for (int q = threadIdx.x; q < b.n; q += blockDim.x) {
+    if (q == b.me) continue;
+    const volatile std::uint64_t* w = b.word[q];
+    unsigned polls = 0;
+    while (*w < epoch) {
+      if (*failed) break;
+      if (b.timeout_ns && (++polls & 255u) == 0 && global_ns() - start > b.timeout_ns) {
+        *failed = static_cast<std::uint64_t>(q) + 1;
+        *reinterpret_cast<volatile std::uint64_t*>(b.skip) = 1;
+        __threadfence_system();
+        break;
+      }
+      __nanosleep(64);
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0 && *failed) *reinterpret_cast<volatile std::uint64_t*>(b.skip) = 1;
+}
+
+}  // namespace
+
+Status device_barrier(const Barrier& b, void* stream) noexcept {
+  if (b.n < 1 || b.n > kMaxPeers || b.me < 0 || b.me >= b.n || !b.failed || !b.skip)
+    return make_error(Errc::internal, "device barrier of %d ranks (rank %d)", b.n, b.me);
+  barrier_kernel<<<1, 32, 0, static_cast<cudaStream_t>(stream)>>>(b);
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess)
+    return make_error(Errc::cuda, "launch of the engine's device barrier failed: %s", cudaGetErrorString(err));
   return Status::ok();
 }
 

@@ -17,4 +17,8 @@ Status device_copies(const CopyList&, void*) noexcept {
   return make_error(Errc::not_supported, "duct was built without CUDA: no device engine kernels");
 }
 
+Status device_barrier(const Barrier&, void*) noexcept {
+  return make_error(Errc::not_supported, "duct was built without CUDA: no device barrier");
+}
+
 }  // namespace duct::reduce

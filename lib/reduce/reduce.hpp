@@ -68,6 +68,9 @@ struct MultiReduce {
   // to the application's kernels beside the collective (DUCT_ENGINE_BLOCKS,
   // as NCCL_MAX_CTAS bounds NCCL's).
   unsigned max_blocks = 0;
+  // Device memory: when the word is not 0 the kernel does nothing (a
+  // captured collective whose barrier failed; null: always run).
+  const std::uint64_t* skip = nullptr;
 };
 Status device_multi(const MultiReduce& m, Elem e, RedOp op, void* stream) noexcept;
 
@@ -79,8 +82,28 @@ struct CopyList {
   void* dst[kMaxCopies] = {};
   size_t bytes[kMaxCopies] = {};
   int n = 0;
-  unsigned max_blocks = 0;  // as MultiReduce::max_blocks
+  unsigned max_blocks = 0;              // as MultiReduce::max_blocks
+  const std::uint64_t* skip = nullptr;  // as MultiReduce::skip
 };
 Status device_copies(const CopyList& l, void* stream) noexcept;
+
+// A barrier between the ranks of one node, on the GPU, for collectives
+// captured into CUDA graphs (no host step at replay). Every word is a
+// counter in memory every rank's GPU can read (host memory registered
+// with CUDA); word[me] is this rank's. The kernel (one block) adds one to
+// word[me] and waits until every word[q] is at least that value, so the
+// n ranks' barriers meet when each runs them in the same order (the same
+// scheme as NCCL's and PyTorch's symmetric-memory barriers, here over
+// host-mapped words). A wait longer than timeout_ns (0: none) stores q + 1
+// into *failed (this rank's host-mapped word) and skip (device memory) is
+// set; once *failed is set later barriers return at once.
+struct Barrier {
+  std::uint64_t* word[kMaxPeers] = {};
+  int n = 0, me = 0;
+  std::uint64_t* failed = nullptr;
+  std::uint64_t* skip = nullptr;
+  std::uint64_t timeout_ns = 0;
+};
+Status device_barrier(const Barrier& b, void* stream) noexcept;
 
 }  // namespace duct::reduce

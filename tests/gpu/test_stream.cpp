@@ -73,6 +73,23 @@ std::vector<float> host_input(std::size_t n, int salt) {
   return v;
 }
 
+// Whether a capture must succeed here: the device engine serves the
+// communicator (2 or more ranks, one node, CUDA IPC: the auto channel with
+// the engine on), or DUCT_STREAM_ASYNC=1's protocol replays it.
+bool capture_expected() {
+  const char* as = std::getenv("DUCT_STREAM_ASYNC");
+  if (as && *as == '1') return true;
+  const char* ch = std::getenv("DUCT_CHANNEL");
+  const char* en = std::getenv("DUCT_ENGINE");
+  if (size() < 2 || (ch && *ch && std::strcmp(ch, "auto") != 0) || (en && *en == '0')) return false;
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int local = 0;
+  MPI_Comm_size(node, &local);
+  MPI_Comm_free(&node);
+  return local == size();
+}
+
 }  // namespace
 
 TEST_CASE("every stream-ordered collective waits for the stream and is seen by later work", "[gpu][stream]") {
@@ -222,9 +239,9 @@ TEST_CASE("a captured stream-ordered allreduce replays 100 times with the right 
   cudaGraph_t graph;
   cudaGraphExec_t exec;
   // Capture is refused (DUCT_ERRCLASS_NOT_SUPPORTED, the capture left valid)
-  // unless DUCT_STREAM_ASYNC=1 enables the protocol that hung on an H200.
-  const char* as = std::getenv("DUCT_STREAM_ASYNC");
-  const bool async = as && *as == '1';
+  // where the device engine does not serve the communicator (one rank,
+  // several nodes, no CUDA IPC), unless DUCT_STREAM_ASYNC=1.
+  const bool async = capture_expected();
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
@@ -309,6 +326,71 @@ TEST_CASE("a datatype and a communicator freed before the stream reaches the cal
     CHECK(comm == MPI_COMM_NULL);
     INFO((contiguous_derived ? "MPI_Type_contiguous(3, MPI_FLOAT)" : "MPI_Type_dup(MPI_FLOAT)"));
     CHECK(r.get(st) == expect);
+  }
+  CU(cudaStreamDestroy(st));
+}
+
+// Every stream-ordered collective (each root, in place and not, as
+// stream_cases lists them) captured alone into a graph, then replayed with
+// new input in the same buffers: each replay's result against the MPI
+// library's collective on host copies of that input.
+TEST_CASE("every captured stream-ordered collective replays with new data", "[gpu][stream][graph]") {
+  if (suite_kind() != MemKind::device) return;
+  const bool expected_here = capture_expected();
+  cudaStream_t st;
+  CU(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  for (std::size_t c : {std::size_t{1}, std::size_t{4099}}) {
+    for (StreamCase& k : stream_cases(MPI_COMM_WORLD, c, reinterpret_cast<struct CUstream_st*>(st))) {
+      INFO(k.name << " count " << c);
+      // The engine has no gatherv, scatterv or alltoallv: refused (as
+      // everywhere without the engine) unless DUCT_STREAM_ASYNC=1.
+      const char* as = std::getenv("DUCT_STREAM_ASYNC");
+      const bool engine_has = (as && *as == '1') || (k.name != "gatherv" && k.name != "scatterv" && k.name != "alltoallv");
+      const bool expected = expected_here && engine_has;
+      DevF s(k.send_n), r(k.recv_n);
+      const bool in_place = k.send_n == 0;
+      cudaGraph_t graph = nullptr;
+      int rc;
+      {
+        Pending p("capturing DUCT_" + k.name + "_stream count " + std::to_string(c));
+        CU(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+        rc = k.duct(s.p, r.p);
+        CU(cudaStreamEndCapture(st, &graph));
+      }
+      if (!expected) {
+        int cls = MPI_SUCCESS;
+        if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+        CHECK(cls == DUCT_Error_class(DUCT_ERRCLASS_NOT_SUPPORTED));
+        CU(cudaGraphDestroy(graph));
+        continue;
+      }
+      REQUIRE(rc == MPI_SUCCESS);
+      cudaGraphExec_t exec;
+      CU(cudaGraphInstantiate(&exec, graph, 0));
+      for (int replay = 0; replay < 4; ++replay) {
+        const int salt = 11 + replay;
+        std::vector<float> hs = host_input(k.send_n, salt), hr(k.recv_n, -1.0f);
+        if (in_place) hr = host_input(k.recv_n, salt);
+        std::vector<float> expect = hr;
+        k.mpi(hs.data(), expect.data());
+        if (k.send_n) CU(cudaMemcpy(s.p, hs.data(), k.send_n * sizeof(float), cudaMemcpyHostToDevice));
+        if (k.recv_n) CU(cudaMemcpy(r.p, hr.data(), k.recv_n * sizeof(float), cudaMemcpyHostToDevice));
+        // Every rank's new input is in place before any rank replays.
+        MPI_Barrier(MPI_COMM_WORLD);
+        {
+          Pending p("replay " + std::to_string(replay) + " of DUCT_" + k.name + "_stream");
+          CU(cudaGraphLaunch(exec, st));
+          CU(cudaStreamSynchronize(st));
+        }
+        INFO("replay " << replay);
+        CHECK(r.get(st) == expect);
+        // No rank overwrites its buffers for the next replay while a peer's
+        // replay may still read them.
+        MPI_Barrier(MPI_COMM_WORLD);
+      }
+      CU(cudaGraphExecDestroy(exec));
+      CU(cudaGraphDestroy(graph));
+    }
   }
   CU(cudaStreamDestroy(st));
 }
