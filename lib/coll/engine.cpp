@@ -47,43 +47,51 @@ Engine::Engine(const ShmArea* shm, const channel::ChannelSet& ch, int rank, int 
   }
 }
 
-Status Engine::graph_ready() {
-  if (graph_tried_) return graph_status_;
-  graph_tried_ = true;
-  const int n = shm_->size();
-  graph_status_ = [&]() -> Status {
-    if (n > reduce::kMaxPeers)
+Status Engine::own_flags() {
+  if (flags_tried_) return flags_status_;
+  flags_tried_ = true;
+  flags_status_ = [&]() -> Status {
+    if (shm_->size() > reduce::kMaxPeers)
       return make_error(Errc::not_supported, "the device barrier of captured calls serves at most %d ranks, not %d",
-                        reduce::kMaxPeers, n);
-    // Rank me's pages hold its done word, registered alone so far.
+                        reduce::kMaxPeers, shm_->size());
+    // The failed word is in this rank's engine pages, which hold its done
+    // word too (registered alone so far): the pages are registered whole.
     if (done_registered_) {
       memory::cuda::host_unregister(done_registered_);
       done_registered_ = nullptr;
       done_dev_ = nullptr;
     }
-    graph_dev_.assign(static_cast<std::size_t>(n), nullptr);
-    for (int r = 0; r < n; ++r) {
-      void* start = nullptr;
-      void* dev = nullptr;
-      std::size_t bytes = 0;
-      shm_->engine_pages(r, &start, &bytes);
-      DUCT_TRY(memory::cuda::host_register(start, bytes, &dev).context(
-          strprintf("registering rank %d's engine words with CUDA", r)));
-      registered_.push_back(start);
-      auto at = [&](void* host) {
-        return static_cast<char*>(dev) + (static_cast<char*>(host) - static_cast<char*>(start));
-      };
-      graph_dev_[static_cast<std::size_t>(r)] = reinterpret_cast<std::uint64_t*>(at(shm_->engine_graph(r)));
-      if (r == me_ && worker() && config::get().engine_memops && memory::cuda::stream_memops())
-        done_dev_ = at(shm_->engine_done(me_));
-    }
-    DUCT_TRY(memory::cuda::alloc_device(sizeof(std::uint64_t), &skip_dev_));
-    const std::uint64_t zero = 0;
-    return memory::cuda::copy(skip_dev_, &zero, sizeof zero);
+    void* start = nullptr;
+    void* dev = nullptr;
+    std::size_t bytes = 0;
+    shm_->engine_pages(me_, &start, &bytes);
+    DUCT_TRY(memory::cuda::host_register(start, bytes, &dev).context("registering this rank's engine words with CUDA"));
+    registered_ = start;
+    auto at = [&](void* host) { return static_cast<char*>(dev) + (static_cast<char*>(host) - static_cast<char*>(start)); };
+    failed_dev_ = reinterpret_cast<std::uint64_t*>(at(shm_->engine_graph(me_) + 2));
+    if (worker() && config::get().engine_memops && memory::cuda::stream_memops()) done_dev_ = at(shm_->engine_done(me_));
+    DUCT_TRY(memory::cuda::alloc_device(kFlagBytes, &flags_));
+    const std::vector<unsigned char> zero(kFlagBytes, 0);
+    DUCT_TRY(memory::cuda::copy(flags_, zero.data(), kFlagBytes));
+    return memory::cuda::ipc_get_handle(flags_, &flags_handle_);
   }();
-  if (!graph_status_)
-    DUCT_INFO(coll, "device engine: no captured collectives here: %s", graph_status_.message().c_str());
-  return graph_status_;
+  if (!flags_status_)
+    DUCT_INFO(coll, "device engine: no captured collectives here: %s", flags_status_.message().c_str());
+  return flags_status_;
+}
+
+Status Engine::open_flags(int q, const memory::IpcHandle& h) {
+  if (graph_dev_.size() != static_cast<std::size_t>(shm_->size())) {
+    graph_dev_.assign(static_cast<std::size_t>(shm_->size()), nullptr);
+    graph_dev_[static_cast<std::size_t>(me_)] = static_cast<std::uint64_t*>(flags_);
+  }
+  if (graph_dev_[static_cast<std::size_t>(q)]) return Status::ok();
+  void* p = nullptr;
+  bool already = false;
+  DUCT_TRY(memory::cuda::ipc_open(h, &p, &already).context(strprintf("opening rank %d's barrier flags", q)));
+  graph_dev_[static_cast<std::size_t>(q)] = static_cast<std::uint64_t*>(p);
+  opened_.push_back(p);
+  return Status::ok();
 }
 
 Status Engine::graph_failure() const {
@@ -96,22 +104,23 @@ Status Engine::graph_failure() const {
                     config::get().timeout, static_cast<unsigned long long>(q - 1));
 }
 
-Status Engine::barrier(int which, void* stream) const {
+reduce::Barrier Engine::barrier_args() const {
   reduce::Barrier b;
   b.n = shm_->size();
   b.me = me_;
-  for (int r = 0; r < b.n; ++r) b.word[r] = graph_dev_[static_cast<std::size_t>(r)] + which;
-  b.failed = graph_dev_[static_cast<std::size_t>(me_)] + 2;
-  b.skip = static_cast<std::uint64_t*>(skip_dev_);
+  for (int r = 0; r < b.n; ++r) b.word[r] = graph_dev_[static_cast<std::size_t>(r)];
+  b.failed = failed_dev_;
+  b.skip = static_cast<std::uint64_t*>(flags_) + reduce::kSkipWord;
   const double t = config::get().timeout;
   b.timeout_ns = t > 0 ? static_cast<std::uint64_t>(t * 1e9) : 0;
-  return reduce::device_barrier(b, stream);
+  return b;
 }
 
 Engine::~Engine() {
   release_finished(true);
-  for (void* p : registered_) memory::cuda::host_unregister(p);
-  memory::cuda::free_device(skip_dev_);
+  for (void* p : opened_) (void)memory::cuda::ipc_close(p);
+  memory::cuda::host_unregister(registered_);
+  memory::cuda::free_device(flags_);
   for (IpcEvent* ev : {&in_, &done_}) memory::cuda::ipc_event_destroy(ev->ev);
   for (auto* v : {&peer_in_, &peer_done_})
     for (IpcEvent& ev : *v) memory::cuda::ipc_event_destroy(ev.ev);

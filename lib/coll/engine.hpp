@@ -111,6 +111,7 @@
 
 #include "coll/collectives.hpp"
 #include "memory/ipc_cache.hpp"
+#include "reduce/reduce.hpp"
 
 namespace duct::channel {
 class ChannelSet;
@@ -146,13 +147,19 @@ class Engine {
   // Captured calls: whether the barrier words are usable here (every
   // rank's engine words registered with CUDA, a skip word allocated), and
   // the failure a replay's barrier recorded (ok: none).
-  Status graph_ready();
+  // own_flags: this rank's barrier flag page (device memory, exported by
+  // CUDA IPC) and its failed word registered, before it arrives at its
+  // first captured call; open_flags: peer q's page, from the handle in its
+  // descriptor, once it has arrived.
+  Status own_flags();
+  const memory::IpcHandle& flags_handle() const noexcept { return flags_handle_; }
+  Status open_flags(int q, const memory::IpcHandle& h);
+  // The failure a replay's barrier recorded (ok: none).
   Status graph_failure() const;
-  // Enqueue the device barrier on `which` (0: arrive, 1: depart) of every
-  // rank (after graph_ready), and the word that tells a captured kernel to
-  // do nothing.
-  Status barrier(int which, void* stream) const;
-  const std::uint64_t* skip() const noexcept { return static_cast<const std::uint64_t*>(skip_dev_); }
+  // The barrier of every rank's pages (after open_flags of each), and the
+  // word that tells a captured kernel to do nothing.
+  reduce::Barrier barrier_args() const;
+  const std::uint64_t* skip() const noexcept { return static_cast<const std::uint64_t*>(flags_) + reduce::kSkipWord; }
 
   // Stream-ordered calls: an interprocess event, this rank's or a peer's
   // as opened here.
@@ -179,13 +186,18 @@ class Engine {
     std::vector<memory::IpcKey> keys;  // the mappings it reads and writes
   };
   std::deque<Held> held_;
-  // Every rank's engine pages registered with CUDA (host starts), each
-  // rank's graph words as this GPU sees them, and the skip word.
-  std::vector<void*> registered_;
+  // Captured calls: this rank's engine pages registered with CUDA (host
+  // start), its failed word as the GPU sees it, its flag page, every
+  // rank's flag page as mapped here, and the peers' opened mappings.
+  static constexpr std::size_t kFlagBytes = 4096;
+  void* registered_ = nullptr;
+  std::uint64_t* failed_dev_ = nullptr;
+  void* flags_ = nullptr;
+  memory::IpcHandle flags_handle_{};
   std::vector<std::uint64_t*> graph_dev_;
-  void* skip_dev_ = nullptr;
-  bool graph_tried_ = false;
-  Status graph_status_;
+  std::vector<void*> opened_;
+  bool flags_tried_ = false;
+  Status flags_status_;
   const ShmArea* shm_;
   int me_;
   int workers_ = 1;

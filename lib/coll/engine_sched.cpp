@@ -50,6 +50,8 @@ struct EngineDesc {
   // Stream-ordered calls: this rank's interprocess events "in" (its input
   // is ready on its stream) and "done" (its kernel finished on it).
   memory::IpcHandle ev_in, ev_done;
+  // Captured calls: this rank's barrier flag page (Engine::own_flags).
+  memory::IpcHandle graph_flags;
 };
 constexpr int kSend = 0, kRecv = 1;
 static_assert(sizeof(EngineDesc) <= ShmArea::kEngineGraphAt);
@@ -328,8 +330,11 @@ class CopyBatch {
   reduce::CopyList l_;
 };
 
-// Enqueue this rank's share of the collective on `stream`.
-Status launch(const Engine& e, const CollArgs& a, int me, int n, const Views& v, void* stream) {
+// Enqueue this rank's share of the collective on `stream`; with `fence`
+// (a small captured allreduce or reduce), in one kernel between the
+// barriers.
+Status launch(const Engine& e, const CollArgs& a, int me, int n, const Views& v, void* stream,
+              const reduce::Barrier* fence = nullptr) {
   using select::Coll;
   const int W = e.workers();
   const int w = W == 1 ? 0 : me;  // my worker index (only called on workers)
@@ -353,6 +358,7 @@ Status launch(const Engine& e, const CollArgs& a, int me, int n, const Views& v,
         for (int q = 0; q < n; ++q) m.dst[m.ndst++] = R(q, lo * esz);
       else
         m.dst[m.ndst++] = R(a.root, lo * esz);
+      if (fence) return reduce::device_multi_fenced(m, *fence, a.dt.elem, a.op, stream);
       return reduce::device_multi(m, a.dt.elem, a.op, stream);
     }
     case Coll::reduce_scatter_block:
@@ -431,7 +437,7 @@ void release_graph_keys() {
     std::lock_guard<std::mutex> lock(g_released_mutex);
     keys.swap(g_released);
   }
-  for (const memory::IpcKey& k : keys) memory::IpcCache::instance().release(k);
+  for (const memory::IpcKey& k : keys) memory::IpcCache::instance().graph_release(k);
 }
 
 Sched capture_refused(const CollArgs& a, std::string why) {
@@ -441,11 +447,18 @@ Sched capture_refused(const CollArgs& a, std::string why) {
                        a.call, why.c_str());
 }
 
-// A captured call's part on this rank: barrier, the kernel (workers), barrier.
+// A captured call's part on this rank: barrier, the kernel (workers), barrier;
+// a small allreduce or reduce in one kernel of one block.
+constexpr std::size_t kFencedBytes = 64u << 10;
 Status enqueue_captured(Engine& e, const CollArgs& a, int me, int n, const Views* v, void* stream) {
-  DUCT_TRY(e.barrier(0, stream));
-  if (v) DUCT_TRY(launch(e, a, me, n, *v, stream));
-  return e.barrier(1, stream);
+  const reduce::Barrier b = e.barrier_args();
+  if (!v || a.coll == select::Coll::barrier) return reduce::device_barrier(b, 3, stream);
+  if ((a.coll == select::Coll::allreduce || a.coll == select::Coll::reduce) &&
+      a.count * elem_size(a.dt.elem) <= kFencedBytes)
+    return launch(e, a, me, n, *v, stream, &b);
+  DUCT_TRY(reduce::device_barrier(b, 1, stream));
+  DUCT_TRY(launch(e, a, me, n, *v, stream));
+  return reduce::device_barrier(b, 2, stream);
 }
 
 }  // namespace
@@ -470,18 +483,11 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
   if (a.graph) {
     DUCT_CO_TRY(e.graph_failure());
     using select::Coll;
-    if (a.coll == Coll::barrier || a.coll == Coll::gatherv || a.coll == Coll::scatterv || a.coll == Coll::alltoallv) {
-      // Every rank takes this branch alike (the same collective): the call
-      // is numbered, and nothing is exchanged on the host.
+    if (a.coll == Coll::gatherv || a.coll == Coll::scatterv || a.coll == Coll::alltoallv) {
+      // Every rank takes this branch alike (the same collective).
       publish(s, me, k, kDeclined);
-      if (a.coll != Coll::barrier) {
-        why = "the engine has no gatherv, scatterv or alltoallv (their layouts are known at one rank only)";
-        co_return co_await other();
-      }
-      // A barrier is the device barrier alone.
-      DUCT_CO_TRY(e.graph_ready());
-      DUCT_CO_TRY(e.barrier(0, stream));
-      co_return Status::ok();
+      why = "the engine has no gatherv, scatterv or alltoallv (their layouts are known at one rank only)";
+      co_return co_await other();
     }
   }
 
@@ -489,10 +495,12 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
   auto* mine = static_cast<EngineDesc*>(s.engine_desc(me));
   bool eligible = describe_buffers(e, a, me, n, mine, &why);
   if (eligible && a.graph) {
-    Status st = e.graph_ready();
+    Status st = e.own_flags();
     if (!st) {
       why = st.message();
       eligible = false;
+    } else {
+      mine->graph_flags = e.flags_handle();
     }
   } else if (eligible && stream) {
     // The input is ready on this rank's stream where "in" is recorded.
@@ -521,6 +529,10 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
                 a.call, who);
     co_return co_await other();
   }
+  if (a.graph)
+    // Every rank has arrived with its flag page's handle.
+    for (int q = 0; q < n; ++q)
+      if (q != me) DUCT_CO_TRY(e.open_flags(q, static_cast<const EngineDesc*>(s.engine_desc(q))->graph_flags));
 
   if (!e.worker()) {
     // One GPU: rank 0 does the work; wait for its outcome.
@@ -575,6 +587,7 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
   if (a.graph) {
     st = enqueue_captured(e, a, me, n, &v, stream);
     if (st) {
+      for (const memory::IpcKey& key : e.pinned_) memory::IpcCache::instance().hand_to_graph(key);
       auto* hold = new GraphHold{std::move(e.pinned_)};
       e.pinned_.clear();
       st = memory::cuda::graph_keep(a.graph, hold, &graph_gone);  // on failure graph_gone has run

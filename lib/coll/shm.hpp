@@ -104,7 +104,7 @@ class ShmArea {
   // (reduce::Barrier): [0] arrive and [1] depart counters, [2] failed (the
   // peer a barrier timed out on, plus one), on one line of the descriptor's
   // space after the descriptor.
-  static constexpr std::size_t kEngineGraphAt = 384;
+  static constexpr std::size_t kEngineGraphAt = 448;
   std::uint64_t* engine_graph(int r) const;
   // The pages that hold rank r's engine words (to register with CUDA; each
   // rank's region is on pages of its own).

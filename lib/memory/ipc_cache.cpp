@@ -22,7 +22,7 @@ Status IpcCache::acquire(const IpcKey& key, const IpcHandle& handle, void** mapp
   ++stats_.misses;
   // Another allocation of this peer that overlaps ours was freed (the range
   // now holds this one): its mapping is stale and would make the open fail.
-  stats_.stale += close_peer_range_locked(key.peer, key.base, key.size);
+  stats_.stale += close_peer_range_locked(false, key.peer, key.base, key.size);
   void* p = nullptr;
   bool already = false;
   Status st = ops_.open(handle, &p, &already);
@@ -31,13 +31,13 @@ Status IpcCache::acquire(const IpcKey& key, const IpcHandle& handle, void** mapp
     // allocation grew over several old ones that are still pinned), or by
     // someone else: drop every unpinned mapping of the peer and try once more.
     ++stats_.retries;
-    std::size_t n = close_peer_range_locked(key.peer, 0, 0);
+    std::size_t n = close_peer_range_locked(true, key.peer, 0, 0);
     DUCT_DEBUG(memory, "IPC open reported already mapped: closed %zu mappings of the peer, opening again", n);
     already = false;
     st = ops_.open(handle, &p, &already);
   }
   if (!st) return st;
-  lru_.push_front(Entry{key, p, 1, uses_});
+  lru_.push_front(Entry{key, p, 1, uses_, 0});
   map_.emplace(key, lru_.begin());
   by_range_[key.peer].emplace(key.base, lru_.begin());
   bytes_ += key.size;
@@ -50,6 +50,21 @@ void IpcCache::release(const IpcKey& key) noexcept {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = map_.find(key);
   if (it != map_.end() && it->second->pins > 0) it->second->pins--;
+  evict_locked();
+}
+
+void IpcCache::hand_to_graph(const IpcKey& key) noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = map_.find(key);
+  if (it == map_.end()) return;
+  if (it->second->pins > 0) it->second->pins--;
+  it->second->graph_pins++;
+}
+
+void IpcCache::graph_release(const IpcKey& key) noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = map_.find(key);  // gone already when the range was replaced
+  if (it != map_.end() && it->second->graph_pins > 0) it->second->graph_pins--;
   evict_locked();
 }
 
@@ -71,7 +86,7 @@ void IpcCache::close_locked(Iter it) noexcept {
   lru_.erase(it);
 }
 
-std::size_t IpcCache::close_peer_range_locked(std::uint64_t peer, std::uint64_t base, std::uint64_t size) noexcept {
+std::size_t IpcCache::close_peer_range_locked(bool spare_graphs, std::uint64_t peer, std::uint64_t base, std::uint64_t size) noexcept {
   auto p = by_range_.find(peer);
   if (p == by_range_.end()) return 0;
   std::vector<Iter> doomed;
@@ -86,6 +101,7 @@ std::size_t IpcCache::close_peer_range_locked(std::uint64_t peer, std::uint64_t 
   std::size_t closed = 0;
   for (Iter it : doomed) {
     if (it->pins > 0) continue;  // in use by a transfer: closed when released and evicted
+    if (spare_graphs && it->graph_pins > 0) continue;
     close_locked(it);
     ++closed;
   }
@@ -98,7 +114,7 @@ void IpcCache::evict_locked() noexcept {
   auto it = lru_.end();
   while ((map_.size() > capacity_ || bytes_ > capacity_bytes_) && it != lru_.begin()) {
     --it;
-    if (it->pins > 0) continue;
+    if (it->pins > 0 || it->graph_pins > 0) continue;
     if (map_.size() <= capacity_ && uses_ - it->last_use < kRecentUses) break;  // the rest is more recent still
     Iter victim = it++;
     close_locked(victim);

@@ -90,6 +90,13 @@ class IpcCache {
   // a miss; pinned until release(key).
   Status acquire(const IpcKey& key, const IpcHandle& handle, void** mapped);
   void release(const IpcKey& key) noexcept;
+  // A CUDA graph that captured a collective keeps the mapping `key` (one
+  // acquire's pin becomes the graph's) until graph_release(key). Eviction
+  // spares it; a peer allocation that replaces its range closes it (the
+  // graph's buffer was freed: replaying it is then the application's error,
+  // as with any freed buffer), and so does the peer's last communicator.
+  void hand_to_graph(const IpcKey& key) noexcept;
+  void graph_release(const IpcKey& key) noexcept;
   // Close every mapping (pinned ones too: callers have stopped).
   void clear() noexcept;
   void set_capacity(std::size_t capacity) noexcept;
@@ -118,13 +125,14 @@ class IpcCache {
     void* mapped;
     int pins;
     std::uint64_t last_use;  // value of uses_ at the last acquire
+    int graph_pins = 0;      // held by CUDA graphs (hand_to_graph)
   };
   using Iter = std::list<Entry>::iterator;
   void evict_locked() noexcept;
   void close_locked(Iter it) noexcept;
   // Close the unpinned mappings of `peer` overlapping [base, base+size)
   // (all of its mappings when size is 0); returns how many.
-  std::size_t close_peer_range_locked(std::uint64_t peer, std::uint64_t base, std::uint64_t size) noexcept;
+  std::size_t close_peer_range_locked(bool spare_graphs, std::uint64_t peer, std::uint64_t base, std::uint64_t size) noexcept;
 
   mutable std::mutex mutex_;
   std::size_t capacity_;

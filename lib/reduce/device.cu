@@ -137,10 +137,7 @@ __device__ __forceinline__ uint4 fold16(uint4 a, uint4 b) {
 }
 
 template <class S, RedOp Op>
-__global__ void __launch_bounds__(kEngineThreads) multi_kernel(const MultiReduce m, bool vec) {
-  const size_t tid = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
-  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
-  if (m.skip && *reinterpret_cast<const volatile std::uint64_t*>(m.skip)) return;
+__device__ __forceinline__ void multi_body(const MultiReduce& m, bool vec, size_t tid, size_t stride) {
   size_t done = 0;
   if (vec) {
     constexpr size_t V = sizeof(uint4) / sizeof(S);
@@ -170,6 +167,86 @@ __global__ void __launch_bounds__(kEngineThreads) multi_kernel(const MultiReduce
       if (d < m.ndst) static_cast<S*>(m.dst[d])[i] = acc;
   }
 }
+
+template <class S, RedOp Op>
+__global__ void __launch_bounds__(kEngineThreads) multi_kernel(const MultiReduce m, bool vec) {
+  if (m.skip && *reinterpret_cast<const volatile std::uint64_t*>(m.skip)) return;
+  multi_body<S, Op>(m, vec, blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x,
+                    static_cast<size_t>(gridDim.x) * blockDim.x);
+}
+
+__device__ __forceinline__ std::uint64_t global_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// Reduce::Barrier's protocol at counter `at` (kArrive or kDepart), by every
+// thread of one block. false: it failed (now or before): do nothing more.
+__device__ bool barrier_body(const Barrier& b, int at) {
+  __shared__ std::uint64_t epoch;
+  __shared__ int stop;
+  volatile std::uint64_t* skip = b.skip;
+  __threadfence_system();  // every thread's earlier writes are visible before the counter says so
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    stop = *skip != 0;
+    if (!stop) {
+      volatile std::uint64_t* mine = b.word[b.me] + at;
+      epoch = *mine + 1;
+      *mine = epoch;
+      __threadfence_system();
+    }
+  }
+  __syncthreads();
+  if (stop) return false;
+  const std::uint64_t start = global_ns();
+  for (int q = threadIdx.x; q < b.n; q += blockDim.x) {
+    if (q == b.me) continue;
+    const volatile std::uint64_t* w = b.word[q] + at;
+    unsigned polls = 0;
+    while (*w < epoch) {
+      if ((++polls & 63u) == 0) {
+        if (*skip) break;
+        if (b.timeout_ns && global_ns() - start > b.timeout_ns) {
+          *reinterpret_cast<volatile std::uint64_t*>(b.failed) = static_cast<std::uint64_t>(q) + 1;
+          *skip = 1;
+          __threadfence_system();
+          break;
+        }
+      }
+    }
+  }
+  __syncthreads();
+  return *skip == 0;
+}
+
+__global__ void barrier_kernel(const Barrier b, int which) {
+  if ((which & 1) && !barrier_body(b, kArrive)) return;
+  if (which & 2) (void)barrier_body(b, kDepart);
+}
+
+template <class S, RedOp Op>
+__global__ void __launch_bounds__(kEngineThreads) fenced_multi_kernel(const MultiReduce m, const Barrier b, bool vec) {
+  if (!barrier_body(b, kArrive)) return;
+  multi_body<S, Op>(m, vec, threadIdx.x, blockDim.x);
+  (void)barrier_body(b, kDepart);
+}
+
+template <class S, RedOp Op>
+cudaError_t launch_fenced(const MultiReduce& m, const Barrier& b, cudaStream_t stream) {
+  bool vec = true;
+  for (int q = 0; q < m.nsrc; ++q) vec = vec && (reinterpret_cast<uintptr_t>(m.src[q]) & 15u) == 0;
+  for (int d = 0; d < m.ndst; ++d) vec = vec && (reinterpret_cast<uintptr_t>(m.dst[d]) & 15u) == 0;
+  fenced_multi_kernel<S, Op><<<1, kEngineThreads, 0, stream>>>(m, b, vec);
+  return cudaGetLastError();
+}
+
+struct PickFenced {
+  using Fn = cudaError_t (*)(const MultiReduce&, const Barrier&, cudaStream_t);
+  template <class S, RedOp O>
+  static Fn get() { return &launch_fenced<S, O>; }
+};
 
 template <class S, RedOp Op>
 cudaError_t launch_multi(const MultiReduce& m, cudaStream_t stream) {
@@ -216,15 +293,27 @@ __global__ void __launch_bounds__(kEngineThreads) copy_kernel(const CopyList l) 
 
 bool device_built() noexcept { return true; }
 
-Status device_multi(const MultiReduce& m0, Elem e, RedOp op, void* stream) noexcept {
-  if (m0.count == 0 || m0.ndst == 0) return Status::ok();
+namespace {
+// The launcher of `Pick` for m0's type and op, and m0 with its count as
+// that kernel counts (ops::lower).
+template <class Pick>
+Status pick_multi(const MultiReduce& m0, Elem e, RedOp op, typename Pick::Fn* fn, MultiReduce* m) {
   if (m0.nsrc < 1 || m0.nsrc > kMaxPeers || m0.ndst > kMaxPeers)
     return make_error(Errc::internal, "engine reduction of %d sources into %d destinations", m0.nsrc, m0.ndst);
   const ops::Lowered low = ops::lower(e, op, m0.count);
-  PickMulti::Fn l = (e < Elem::count_ && op < RedOp::count_) ? find_kernel<PickMulti>(low.e, op) : nullptr;
-  if (!l) return make_error(Errc::internal, "no device kernel for %s on %s", op_name(op), elem_name(e));
-  MultiReduce m = m0;
-  m.count = low.count;
+  *fn = (e < Elem::count_ && op < RedOp::count_) ? find_kernel<Pick>(low.e, op) : nullptr;
+  if (!*fn) return make_error(Errc::internal, "no device kernel for %s on %s", op_name(op), elem_name(e));
+  *m = m0;
+  m->count = low.count;
+  return Status::ok();
+}
+}  // namespace
+
+Status device_multi(const MultiReduce& m0, Elem e, RedOp op, void* stream) noexcept {
+  if (m0.count == 0 || m0.ndst == 0) return Status::ok();
+  PickMulti::Fn l = nullptr;
+  MultiReduce m;
+  DUCT_TRY(pick_multi<PickMulti>(m0, e, op, &l, &m));
   cudaError_t err = l(m, static_cast<cudaStream_t>(stream));
   if (err != cudaSuccess)
     return make_error(Errc::cuda, "launch of the engine's %s %s reduction of %d ranks (%zu elements) failed: %s",
@@ -252,58 +341,26 @@ Status device_copies(const CopyList& l, void* stream) noexcept {
   return Status::ok();
 }
 
-namespace {
-__device__ __forceinline__ std::uint64_t global_ns() {
-  std::uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-__global__ void barrier_kernel(const Barrier b) {
-  __shared__ std::uint64_t epoch;
-  __shared__ int stop;
-  volatile std::uint64_t* failed = b.failed;
-  if (threadIdx.x == 0) {
-    stop = *failed != 0;
-    if (!stop) {
-      volatile std::uint64_t* mine = b.word[b.me];
-      epoch = *mine + 1;
-      __threadfence_system();  // this rank's earlier work is visible before the word says so
-      *mine = epoch;
-      __threadfence_system();
-    }
-  }
-  __syncthreads();
-  if (stop) return;
-  const std::uint64_t start = global_ns();
-  for (int q = threadIdx.x; q < b.n; q += blockDim.x) {
-    if (q == b.me) continue;
-    const volatile std::uint64_t* w = b.word[q];
-    unsigned polls = 0;
-    while (*w < epoch) {
-      if (*failed) break;
-      if (b.timeout_ns && (++polls & 255u) == 0 && global_ns() - start > b.timeout_ns) {
-        *failed = static_cast<std::uint64_t>(q) + 1;
-        *reinterpret_cast<volatile std::uint64_t*>(b.skip) = 1;
-        __threadfence_system();
-        break;
-      }
-      __nanosleep(64);
-    }
-  }
-  __syncthreads();
-  if (threadIdx.x == 0 && *failed) *reinterpret_cast<volatile std::uint64_t*>(b.skip) = 1;
-}
-
-}  // namespace
-
-Status device_barrier(const Barrier& b, void* stream) noexcept {
-  if (b.n < 1 || b.n > kMaxPeers || b.me < 0 || b.me >= b.n || !b.failed || !b.skip)
+Status device_barrier(const Barrier& b, int which, void* stream) noexcept {
+  if (b.n < 1 || b.n > kMaxPeers || b.me < 0 || b.me >= b.n || !b.failed || !b.skip || which < 1 || which > 3)
     return make_error(Errc::internal, "device barrier of %d ranks (rank %d)", b.n, b.me);
-  barrier_kernel<<<1, 32, 0, static_cast<cudaStream_t>(stream)>>>(b);
+  barrier_kernel<<<1, 32, 0, static_cast<cudaStream_t>(stream)>>>(b, which);
   cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess)
     return make_error(Errc::cuda, "launch of the engine's device barrier failed: %s", cudaGetErrorString(err));
+  return Status::ok();
+}
+
+Status device_multi_fenced(const MultiReduce& m0, const Barrier& b, Elem e, RedOp op, void* stream) noexcept {
+  if (b.n < 1 || b.n > kMaxPeers || !b.failed || !b.skip)
+    return make_error(Errc::internal, "device barrier of %d ranks (rank %d)", b.n, b.me);
+  PickFenced::Fn l = nullptr;
+  MultiReduce m;
+  DUCT_TRY(pick_multi<PickFenced>(m0, e, op, &l, &m));
+  cudaError_t err = l(m, b, static_cast<cudaStream_t>(stream));
+  if (err != cudaSuccess)
+    return make_error(Errc::cuda, "launch of the engine's fenced %s %s reduction of %d ranks (%zu elements) failed: %s",
+                      elem_name(e), op_name(op), m.nsrc, m.count, cudaGetErrorString(err));
   return Status::ok();
 }
 

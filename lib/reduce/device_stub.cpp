@@ -17,8 +17,12 @@ Status device_copies(const CopyList&, void*) noexcept {
   return make_error(Errc::not_supported, "duct was built without CUDA: no device engine kernels");
 }
 
-Status device_barrier(const Barrier&, void*) noexcept {
+Status device_barrier(const Barrier&, int, void*) noexcept {
   return make_error(Errc::not_supported, "duct was built without CUDA: no device barrier");
+}
+
+Status device_multi_fenced(const MultiReduce&, const Barrier&, Elem, RedOp, void*) noexcept {
+  return make_error(Errc::not_supported, "duct was built without CUDA: no device engine kernels");
 }
 
 }  // namespace duct::reduce

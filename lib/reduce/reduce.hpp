@@ -88,15 +88,18 @@ struct CopyList {
 Status device_copies(const CopyList& l, void* stream) noexcept;
 
 // A barrier between the ranks of one node, on the GPU, for collectives
-// captured into CUDA graphs (no host step at replay). Every word is a
-// counter in memory every rank's GPU can read (host memory registered
-// with CUDA); word[me] is this rank's. The kernel (one block) adds one to
-// word[me] and waits until every word[q] is at least that value, so the
-// n ranks' barriers meet when each runs them in the same order (the same
-// scheme as NCCL's and PyTorch's symmetric-memory barriers, here over
-// host-mapped words). A wait longer than timeout_ns (0: none) stores q + 1
-// into *failed (this rank's host-mapped word) and skip (device memory) is
-// set; once *failed is set later barriers return at once.
+// captured into CUDA graphs (no host step at replay). word[q] is rank q's
+// flag page (device memory, the peers' opened by CUDA IPC): counter
+// kArrive and counter kDepart. A barrier adds one to this rank's counter
+// and waits until every rank's counter is at least that value, so the
+// ranks' barriers meet when each runs them in the same order (the scheme of
+// NCCL's and PyTorch's symmetric-memory barriers). A wait longer than
+// timeout_ns (0: none) stores q + 1 into *failed (host memory mapped for
+// the device: the host reads it at the next call) and 1 into *skip (this
+// rank's page); once skip is set, barriers and the kernels that carry
+// skip do nothing.
+constexpr int kArrive = 0, kDepart = 16;  // counters' offsets in a flag page, in 8-byte words
+constexpr int kSkipWord = 32;
 struct Barrier {
   std::uint64_t* word[kMaxPeers] = {};
   int n = 0, me = 0;
@@ -104,6 +107,11 @@ struct Barrier {
   std::uint64_t* skip = nullptr;
   std::uint64_t timeout_ns = 0;
 };
-Status device_barrier(const Barrier& b, void* stream) noexcept;
+// `which`: 1 arrive, 2 depart, 3 both (one kernel: a rank with no work of
+// its own waits for its peers' inputs, then for their work).
+Status device_barrier(const Barrier& b, int which, void* stream) noexcept;
+// One kernel of one thread block: the arrive barrier, m's reduction, the
+// depart barrier (small captured reductions: one graph node per call).
+Status device_multi_fenced(const MultiReduce& m, const Barrier& b, Elem e, RedOp op, void* stream) noexcept;
 
 }  // namespace duct::reduce
