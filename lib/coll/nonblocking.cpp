@@ -156,7 +156,10 @@ void Pending::complete(Status st) {
 void PendingOps::finish(Pending* p, Status st) {
   if (p->ctx_) {
     Context& c = *p->ctx_;
-    if (!st && c.failed.is_ok()) {
+    // A capture refused by every rank alike (nothing captured, nothing
+    // moved) leaves the communicator usable.
+    const bool refused_capture = p->args_.graph && st.code() == Errc::not_supported;
+    if (!st && c.failed.is_ok() && !refused_capture) {
       c.failed = st;
       c.failed.context("an earlier collective on this communicator failed");
     }

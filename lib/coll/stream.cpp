@@ -498,6 +498,11 @@ Status start_stream(Context& ctx, MPI_Comm comm, const CollArgs& a, void* stream
                         "communicator of 2 or more ranks on one node whose GPUs reach each other by CUDA IPC "
                         "(this one: %d rank(s), %s)",
                         s->ctx->size(), s->ctx->engine ? "engine" : "no engine");
+    if (a.coll == select::Coll::gatherv || a.coll == select::Coll::scatterv || a.coll == select::Coll::alltoallv)
+      return make_error(Errc::not_supported,
+                        "%s: capturing it into a CUDA graph needs the device engine, which has no gatherv, scatterv "
+                        "or alltoallv (their layouts are known at one rank only)",
+                        a.call);
     if (s->any && stream != s->last_stream && capture == s->last_capture)
       DUCT_TRY(memory::cuda::stream_wait_event(stream, s->order_ev));
     CollArgs b = a;

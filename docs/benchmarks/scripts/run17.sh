@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# run17.sh: the fourth device-tool call of 2026-11-27 (session 26): run16's
+# run17.sh (run twice: the second time after the fix below) the fourth device-tool call of 2026-11-27 (session 26): run16's
 # [stream] runs aborted in the new capture test itself (it passed
 # MPI_COMM_WORLD, whose error handler is fatal, to a refused gatherv
 # capture); the test now uses a duplicate with MPI_ERRORS_RETURN.
+# Second run: a refused capture (gatherv) had marked the stream side's
+# context failed, so the barrier after it failed (class NOT_SUPPORTED): fixed.
 #   [stream] np 1/2/4 MPS, engine form np 2/4, 10 in a row np 2, np 2 without MPS.
 #   BUDGET=200 bash docs/benchmarks/scripts/run17.sh   (timeout_s 230)
 RUN=run17 source "$(dirname "${BASH_SOURCE[0]}")/gpu-lib.sh"
