@@ -23,7 +23,10 @@
  *    waiting for the GPU where the device engine serves the call: its
  *    kernel is enqueued on `stream`, after every rank's earlier work there
  *    (interprocess events); the call waits on the host only for the other
- *    ranks to make the same call. Not yet run on a GPU.)
+ *    ranks to make the same call. It passed tests/gpu's stream cases at 2
+ *    and 4 ranks on an H200 under MPS on 2026-11-27; an 8-byte allreduce
+ *    takes 15-17 us in it against 12 us eager, so it is not yet the
+ *    default.)
  *  - A captured call never waits for the GPU nor for the other ranks,
  *    except the first stream-ordered call on a communicator (it sets up the
  *    communicator's stream side, collectively) and DUCT_CHECK=1 (it
@@ -44,25 +47,42 @@
  *    hold up its blocking and nonblocking collectives (they run on a
  *    duplicate of it). Freeing the communicator waits, on the host, until
  *    the GPU has reached and finished its stream-ordered collectives.
- *  - CUDA graphs: for now a call made while `stream` is being captured
- *    fails with DUCT_ERRCLASS_NOT_SUPPORTED, before anything is captured
- *    (the capture stays valid), because the protocol below hung on an H200
- *    on 2026-11-26. With DUCT_STREAM_ASYNC=1 (investigation only) it is
- *    captured; every launch of the graph runs
- *    the collective again, on the buffers given at capture. Capturing waits
- *    for nothing on the GPU, so ranks may capture at different times. Every
- *    rank must launch its graphs so that they reach the communicator's
- *    stream-ordered collectives in the same order, and one graph must not be
- *    launched twice at once (CUDA user objects free duct's part of a graph
- *    with it).
- *  - How a captured call runs at each launch of its graph: duct's
- *    nonblocking collective on the same data, started by duct's stream
- *    thread when the GPU reaches the call (cudaLaunchHostFunc) and released
- *    to later work by a stream memory operation (cuStreamWaitValue64 on host
- *    memory that duct writes). Device buffers on one node use the device
- *    engine (CUDA IPC, one kernel); between nodes, the channels (UCX). So
- *    the algorithms are those of the blocking form (see duct.h for their
- *    sources). Not yet run on a GPU since the capture fix of 2026-11-26.
+ *  - CUDA graphs: a call made while `stream` is being captured is captured
+ *    when the device engine serves the communicator: 2 or more ranks on one
+ *    node, device buffers on every rank, CUDA IPC between them. Every
+ *    collective is captured except gatherv, scatterv and alltoallv (their
+ *    layouts are known at one rank only), in-place alltoall and in-place
+ *    reduce_scatter. Elsewhere the call fails with
+ *    DUCT_ERRCLASS_NOT_SUPPORTED before anything is captured: the capture
+ *    stays valid and the communicator usable. Capture is collective: every
+ *    rank captures the same calls in the same order, at about the same
+ *    time (the ranks exchange their buffers' IPC handles at capture; under
+ *    DUCT_TIMEOUT). Every launch of the graph runs the collective again on
+ *    the buffers given at capture, with their contents at replay, and needs
+ *    no host step: the GPU waits for the other ranks' replays itself
+ *    (device barriers, below). So: launch each rank's graphs so that they
+ *    reach the communicator's captured collectives in the same order; keep
+ *    the buffers allocated while the graph lives; destroy the graphs
+ *    before freeing the communicator. Measured on an H200 (2026-11-27,
+ *    docs/benchmarks/2026-11-27-gpu-h200-stream-graphs.md): a replayed
+ *    8-byte allreduce at 2 ranks under MPS 8.6-9.2 us against 12.0-12.4
+ *    us blocking; at 4 ranks 18.1-18.9 us against 13.5-13.6 (slower).
+ *  - How a captured call runs at each launch of its graph (the device
+ *    engine, coll/engine.hpp): a barrier kernel of one block in which each
+ *    rank adds one to its counter in its own device flag page and waits
+ *    for every rank's counter (pages opened by CUDA IPC), the engine's
+ *    kernel over the peers' mapped buffers, and a second barrier; a small
+ *    allreduce or reduce (64 KiB or less) is one kernel doing all three.
+ *    Without MPS the ranks' kernels take turns on a shared GPU, so each
+ *    replay waits for the other processes' time slices (about 4.5 ms per
+ *    8-byte allreduce at 2 ranks); with MPS they run at once. A barrier
+ *    that waits longer than DUCT_TIMEOUT gives up: that replay's collective
+ *    and every later one on the communicator do nothing (receive buffers
+ *    unchanged), and the next duct call on the communicator returns
+ *    DUCT_ERRCLASS_TIMEOUT naming the rank that never came.
+ *    DUCT_STREAM_ASYNC=1 captures instead the older protocol (a host
+ *    function and a stream memory wait) that hung on an H200 on
+ *    2026-11-26: investigation only.
  *
  * What the stream-ordered forms take: contiguous datatypes (duct would pack
  * others on the host at call time, before the data is ready), the

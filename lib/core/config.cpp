@@ -91,13 +91,15 @@ constexpr Var kTable[] = {
      "it on its stream (the host waits for the stream's earlier work); 1 returns at once and duct's stream "
      "thread runs the collective when the GPU gets there, the stream waiting on a completion word "
      "(cuStreamWaitValue64). 1 hung on an H200 (2026-11-26: tests/gpu's stream-ordered cases at 1, 2 and 4 "
-     "ranks never finished), so it is for investigation only. Calls captured into a CUDA graph need the "
-     "second protocol: with 0 they are refused (DUCT_ERRCLASS_NOT_SUPPORTED)"},
+     "ranks never finished), so it is for investigation only. With 1, calls captured into a CUDA graph take that "
+     "protocol too; with 0 they are the device engine's (device barriers, no host step at replay) or refused "
+     "(DUCT_ERRCLASS_NOT_SUPPORTED) where there is no engine"},
     {"DUCT_STREAM_ENGINE", Kind::boolean, "0", nullptr, false,
      "eager stream-ordered calls that the device engine serves (device buffers, one node): 1 enqueues the "
      "engine's kernel on the caller's stream, after every rank's earlier work there (interprocess events), "
      "and returns without waiting for the GPU; the host only exchanges the call with the node's ranks. Other "
-     "algorithms still wait for the stream. Not yet run on a GPU: off by default until it has"},
+     "algorithms still wait for the stream. Passed tests/gpu's stream cases at 2 and 4 ranks on an H200 under MPS "
+     "(2026-11-27); off by default while its 8-byte call is slower than the eager one (15-17 against 12 us)"},
     {"DUCT_INTERPOSE", Kind::boolean, "1", nullptr, true,
      "with libduct-mpi loaded (LD_PRELOAD): 1 serves the program's MPI collectives with duct, 0 passes "
      "every call to the MPI library unchanged"},
