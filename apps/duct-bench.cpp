@@ -161,7 +161,12 @@ void usage() {
 
 bool parse(int argc, char** argv, Options* o, std::string* err) {
   int c;
+#ifdef DUCT_SIM
+  // Simulated ranks share libc's getopt state (one process): SMPI's keeps one per rank.
+  while ((c = smpi_getopt(argc, argv, "b:e:f:n:w:c:d:t:o:C:A:m:r:R:NSGO:T:h")) != -1) {
+#else
   while ((c = getopt(argc, argv, "b:e:f:n:w:c:d:t:o:C:A:m:r:R:NSGO:T:h")) != -1) {
+#endif
     switch (c) {
       case 'b':
       case 'e': {

@@ -19,8 +19,8 @@ libhwloc-dev catch2 cmake"
 # Python), iproute2 (the network-namespace cluster), gfortran (the preload
 # library under Fortran programs), NumPy, PyTorch and scikit-learn (duct's
 # Python package, its torch backend and DDP hook, the digits example),
-# matplotlib (duct-plot).
-DUCT_TEST_PACKAGES="clang libclang-rt-dev slurm-wlm munge python3-mpi4py iproute2 gfortran python3-numpy \
+# matplotlib (duct-plot), SimGrid's SMPI (the simulation build's check).
+DUCT_TEST_PACKAGES="clang libclang-rt-dev slurm-wlm munge python3-mpi4py iproute2 gfortran python3-numpy libsimgrid-dev simgrid \
 python3-torch python3-sklearn python3-matplotlib"
 
 duct_log() { printf '[duct] %s\n' "$*" >&2; }

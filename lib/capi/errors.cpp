@@ -48,11 +48,14 @@ bool register_classes() {
   Registry& r = reg();
   if (r.registered) return true;
   if (!mpi_usable()) return false;
+#ifdef DUCT_SIM
+  return false;  // SimGrid's SMPI (3.32) has no MPI_Add_error_class: duct's errors are MPI_ERR_OTHER there
+#endif
   for (int e = 1; e < static_cast<int>(Errc::count_); ++e) {
     int cls = MPI_ERR_UNKNOWN;
     if (MPI_Add_error_class(&cls) != MPI_SUCCESS) return false;
     std::string text = std::string("duct: ") + errc_name(static_cast<Errc>(e));
-    if (MPI_Add_error_string(cls, text.c_str()) != MPI_SUCCESS)
+    if (MPI_Add_error_string(cls, const_cast<char*>(text.c_str())) != MPI_SUCCESS)
       DUCT_DEBUG(capi, "MPI_Add_error_string for class %d failed: MPI_Error_string will not name it", cls);
     r.classes[e] = cls;
   }
@@ -77,7 +80,7 @@ int code_for(Errc e, const std::string& message) {
   if (r.codes.size() >= kMaxCodes) return cls;  // bounded: later messages share the class text
   int code = cls;
   if (MPI_Add_error_code(cls, &code) != MPI_SUCCESS) return cls;
-  if (MPI_Add_error_string(code, message.c_str()) != MPI_SUCCESS) return cls;  // the class text still explains
+  if (MPI_Add_error_string(code, const_cast<char*>(message.c_str())) != MPI_SUCCESS) return cls;  // the class text still explains
   r.codes.emplace(message, code);
   return code;
 }

@@ -237,9 +237,16 @@ Status ChannelSet::open_mpi_comm(MPI_Comm comm, const MpiWait& wait, PairSetup* 
   // The duplicate keeps duct's messages apart from the application's, whatever
   // tags it uses (MPI_ANY_TAG included). Nonblocking, so that it waits like
   // every other setup exchange (DUCT_TIMEOUT, other threads' setups).
+#ifdef DUCT_SIM
+  // SimGrid's SMPI (3.32) has no MPI_Comm_idup; its ranks take turns in one
+  // process, so the blocking form waits for nothing else of duct's.
+  (void)wait;
+  DUCT_MPI_CHECK(PMPI_Comm_dup(comm, &mpi_comm_));
+#else
   MPI_Request req;
   DUCT_MPI_CHECK(PMPI_Comm_idup(comm, &mpi_comm_, &req));
   DUCT_TRY(wait(&req, "MPI_Comm_idup of the communicator for the mpi channel", nullptr));
+#endif
   DUCT_MPI_CHECK(PMPI_Comm_set_errhandler(mpi_comm_, MPI_ERRORS_RETURN));
   int* ub = nullptr;
   int flag = 0;

@@ -200,6 +200,27 @@ namespace {
 // on 4 ranks / 2 cores (duct-bench -n 2000, three runs each): 1 -> 8.1-8.5 us
 // at 8 B, 4 -> 5.0-5.5 us, 16 -> 7.4-9.9 us.
 constexpr unsigned kIdlePollsBeforeYield = 4;
+
+// An idle pass of a wait loop: after a few, the core goes to another
+// process when `give_core` (oversubscription, as Open MPI's
+// mpi_yield_when_idle). Under SimGrid (DUCT_SIM) the simulated ranks are
+// coroutines of one thread and the clock moves only when every rank waits:
+// every idle pass is kSimPollSeconds of simulated computation (duct-sim
+// sets SMPI's own MPI_Test cost to 0), so a wait ends at most that late,
+// and a wait of T costs T / kSimPollSeconds passes of real time.
+constexpr double kSimPollSeconds = 50e-9;
+inline void idle_pass(bool give_core, unsigned* idle) {
+#ifdef DUCT_SIM
+  (void)give_core;
+  (void)idle;
+  smpi_execute(kSimPollSeconds);
+#else
+  if (give_core && ++*idle >= kIdlePollsBeforeYield) {
+    sched_yield();
+    *idle = 0;
+  }
+#endif
+}
 // Polls between looks at the clock when a timeout is set.
 constexpr unsigned kPollsPerClockRead = 256;
 
@@ -308,7 +329,12 @@ Status wait_setup(MPI_Request* req, const Describe& doing, const Describe& waiti
     if (flag) return Status::ok();
     // Setup is rare and may wait long for a late rank: after a short spin
     // the core is given away on every poll.
+#ifdef DUCT_SIM
+    (void)yield;
+    smpi_execute(kSimPollSeconds);
+#else
     if (yield || polls > 1024) sched_yield();
+#endif
     const bool dump_now = g_dump_gen.load(std::memory_order_relaxed) != dump_seen;
     if (polls % kPollsPerClockRead != 0 && !dump_now) continue;
     const double waited = std::chrono::duration<double>(clock::now() - started).count();
@@ -342,10 +368,7 @@ Status wait_until(const std::function<bool()>& done, const std::function<std::st
   const auto started = std::chrono::steady_clock::now();
   unsigned idle = 0, polls = 0;
   while (!done()) {
-    if (progress_pending() == 0 && yield && ++idle >= kIdlePollsBeforeYield) {
-      sched_yield();
-      idle = 0;
-    }
+    if (progress_pending() == 0) idle_pass(yield, &idle);
     if (++polls % kPollsPerMpiPoke == 0) poke_mpi();
     if (g_dump_gen.load(std::memory_order_relaxed) != dump_seen) {
       dump_seen = g_dump_gen.load(std::memory_order_relaxed);
@@ -455,10 +478,7 @@ Status run(Context& ctx, Task& task) {
   unsigned idle = 0, polls = 0;
   while (st && !done) {
     st = step(task, &done, m);
-    if (ctx.yield && ++idle >= kIdlePollsBeforeYield) {
-      sched_yield();
-      idle = 0;
-    }
+    idle_pass(ctx.yield, &idle);
     if (++polls % kPollsPerMpiPoke == 0) poke_mpi();
     if (st && !done) st = watch.check(task.activity(), [&] { return task.describe(); });
   }
@@ -484,10 +504,7 @@ Status Spinner::wait(Waitable& w) {
     if (ready) return std::move(w.status);
     if (any_pending()) progress_pending();
     activity_ += channel::progress();
-    if (yield_ && ++idle >= kIdlePollsBeforeYield) {
-      sched_yield();
-      idle = 0;
-    }
+    idle_pass(yield_, &idle);
     if (++polls % kPollsPerMpiPoke == 0) poke_mpi();
     DUCT_TRY(watch.check(activity_, [&] {
       return strprintf("%s: waiting for %s", describe_task(info_).c_str(), w.describe().c_str());

@@ -73,6 +73,10 @@ constexpr Var kTable[] = {
     {"DUCT_ENGINE", Kind::boolean, "1", nullptr, true,
      "device engine for single-node communicators whose ranks reach each other by CUDA IPC: device "
      "collectives in one kernel over the peers' mapped buffers; 0 uses the channel algorithms"},
+    {"DUCT_SIM_REDUCE_BW", Kind::size, "10G", nullptr, false,
+     "the simulation build (-Dsim=true) only: bytes per simulated second of a host reduction, charged as "
+     "simulated computation for the bytes it reads and writes (3 x the vector); 10G is about one core of the "
+     "2026 build machine on float sums. The real build ignores it"},
     {"DUCT_ENGINE_BLOCKS", Kind::integer, "0", nullptr, false,
      "the most CUDA thread blocks one device-engine kernel launches (0: its own choice, up to 4 blocks of 512 "
      "threads per SM for reductions and 8 for copies): fewer leave SMs free for the application's kernels "
@@ -172,7 +176,19 @@ Status apply(const Var& v, const char* value, Config* c) {
     Status st = parse_subsys_list(value, &c->log_subsys);
     return st ? st : bad_value(v, value, "a comma list of subsystem names");
   }
-  if (name == "DUCT_CHANNEL") return choice(&c->channel);
+  if (name == "DUCT_CHANNEL") {
+#ifdef DUCT_SIM
+    // The simulation build has the mpi channel only (no UCX, no CUDA IPC).
+    const std::string s(value);
+    if (s == "auto" || s == "mpi") {
+      c->channel = ChannelMode::mpi;
+      return Status::ok();
+    }
+    return bad_value(v, value, "auto or mpi (the simulation build has the mpi channel only)");
+#else
+    return choice(&c->channel);
+#endif
+  }
   if (name == "DUCT_YIELD") return choice(&c->yield);
   if (name == "DUCT_TUNE") {
     c->tune = value;
@@ -197,6 +213,7 @@ Status apply(const Var& v, const char* value, Config* c) {
   if (name == "DUCT_EAGER_LIMIT") return size_field(&c->eager_limit, 0);
   if (name == "DUCT_RING_SEGMENT") return size_field(&c->ring_segment, 4096);
   if (name == "DUCT_RAIL_SEGMENT_MIN") return size_field(&c->rail_segment_min, 1024);
+  if (name == "DUCT_SIM_REDUCE_BW") return size_field(&c->sim_reduce_bw, 1);
   if (name == "DUCT_IPC_CACHE_BYTES") return size_field(&c->ipc_cache_bytes, 0);
   if (name == "DUCT_TIMEOUT") {
     double t;
