@@ -21,9 +21,11 @@ std::unique_ptr<Channel> make_cma_channel(const PairSetup& s);
 
 namespace {
 
-bool mpi_usable(const PeerInfo&, const PeerInfo&, bool, std::string* why) {
-  if (config::get().channel != config::ChannelMode::mpi) return (*why = "DUCT_CHANNEL is not mpi"), false;
-  return (*why = "DUCT_CHANNEL=mpi"), true;
+bool mpi_usable(const PeerInfo& a, const PeerInfo& b, bool, std::string* why) {
+  if (config::get().channel == config::ChannelMode::mpi) return (*why = "DUCT_CHANNEL=mpi"), true;
+  // ChannelSet::create marks both rows when some rank of the communicator has no UCX.
+  if (a.no_ucx || b.no_ucx) return (*why = "UCX did not start on some rank of the communicator (DUCT_CHANNEL=auto)"), true;
+  return (*why = "DUCT_CHANNEL is not mpi"), false;
 }
 
 std::unique_ptr<Channel> make_mpi_channel(const PairSetup& s) {
@@ -95,8 +97,27 @@ Status local_peer_info(PeerInfo* out) {
   const config::Config& cfg = config::get();
   const bool mpi_only = cfg.channel == config::ChannelMode::mpi;  // no UCX at all
   ucx::Worker* w = nullptr;
-  if (!mpi_only) DUCT_TRY(ucx::Worker::get(&w));
+  bool no_ucx = false;
+  if (!mpi_only) {
+    Status st = ucx::Worker::get(&w);
+    if (!st) {
+      // With DUCT_CHANNEL=auto a process without a working UCX (none on
+      // the site, or none that starts) still runs duct's algorithms: over
+      // the MPI library, for every rank of its communicators.
+      if (cfg.channel != config::ChannelMode::auto_) return st;
+      static bool said = false;
+      if (!said) {
+        said = true;
+        DUCT_WARN(channel, "UCX did not start (%s): duct's messages go through the MPI library (the mpi channel) on "
+                  "every communicator of this process and its peers; DUCT_CHANNEL=mpi says so without trying UCX",
+                  st.message().c_str());
+      }
+      w = nullptr;
+      no_ucx = true;
+    }
+  }
   PeerInfo p;
+  p.no_ucx = no_ucx ? 1 : 0;
   p.pid = static_cast<std::int32_t>(getpid());
   p.proc = hash_proc(processor_name(), p.pid);
   p.cuda = memory::cuda::available() ? 1 : 0;
@@ -123,9 +144,8 @@ Status ChannelSet::create(MPI_Comm comm, const Topology& topo, std::uint32_t cid
   const int n = topo.size;
   if (n > ucx::kMaxRanks)
     return make_error(Errc::not_supported, "communicator of %d ranks: duct supports up to %d", n, ucx::kMaxRanks);
-  const bool mpi_only = config::get().channel == config::ChannelMode::mpi;
+  bool mpi_only = config::get().channel == config::ChannelMode::mpi || local.no_ucx;
   ucx::Worker* w = nullptr;
-  if (!mpi_only) DUCT_TRY(ucx::Worker::get(&w));
 
   // The exchange buffers live on the heap, owned by `buf` (see MpiWait).
   struct Bufs {
@@ -157,6 +177,16 @@ Status ChannelSet::create(MPI_Comm comm, const Topology& topo, std::uint32_t cid
                         f.path.empty() ? "none" : f.path.c_str());
     }
   }
+
+  // A rank without UCX makes every pair of the communicator take the mpi
+  // channel (every rank sees the same rows, so every rank decides alike).
+  bool fallback = false;
+  for (const PeerInfo& p : set->infos_) fallback = fallback || p.no_ucx;
+  if (fallback) {
+    for (PeerInfo& p : set->infos_) p.no_ucx = 1;
+    mpi_only = true;
+  }
+  if (!mpi_only) DUCT_TRY(ucx::Worker::get(&w));
 
   // Every pair's PairSetup starts from this: the mpi channel's duplicate
   // of the communicator, or nothing of it.

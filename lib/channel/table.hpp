@@ -27,6 +27,7 @@ struct PeerInfo {
   std::uint64_t rules_digest = 0;  // digest of the selection rules file (config::rules_file)
   std::uint32_t addr_len = 0;   // UCX worker address length
   std::int32_t numa = -1;       // NUMA node (filled by the caller, hwloc)
+  std::int32_t no_ucx = 0;      // 1: UCX did not start here (DUCT_CHANNEL=auto: every pair takes the mpi channel)
 };
 
 struct PairSetup;  // channel/ucx_channel.hpp
