@@ -144,7 +144,7 @@ Status ChannelSet::create(MPI_Comm comm, const Topology& topo, std::uint32_t cid
   const int n = topo.size;
   if (n > ucx::kMaxRanks)
     return make_error(Errc::not_supported, "communicator of %d ranks: duct supports up to %d", n, ucx::kMaxRanks);
-  bool mpi_only = config::get().channel == config::ChannelMode::mpi || local.no_ucx;
+  bool mpi_only = config::get().channel == config::ChannelMode::mpi;
   ucx::Worker* w = nullptr;
 
   // The exchange buffers live on the heap, owned by `buf` (see MpiWait).

@@ -35,16 +35,30 @@ Engine::Engine(const ShmArea* shm, const channel::ChannelSet& ch, int rank, int 
   for (int r = 0; r < size; ++r) same = same && std::strcmp(ch.info(r).bus_id, self.bus_id) == 0;
   workers_ = same ? 1 : size;
   if (worker() && config::get().engine_memops && memory::cuda::stream_memops()) {
-    void* dev = nullptr;
-    Status st = memory::cuda::host_register(shm_->engine_done(me_), sizeof(std::uint64_t), &dev);
+    Status st = register_pages();
     if (st) {
-      done_registered_ = shm_->engine_done(me_);
-      done_dev_ = dev;
+      done_dev_ = dev_of(shm_->engine_done(me_));
     } else {
       DUCT_INFO(coll, "device engine: cannot register the shared-memory done word (%s); kernel completion is polled "
                 "with a CUDA event", st.message().c_str());
     }
   }
+}
+
+Status Engine::register_pages() {
+  if (registered_) return Status::ok();
+  void* start = nullptr;
+  void* dev = nullptr;
+  std::size_t bytes = 0;
+  shm_->engine_pages(me_, &start, &bytes);
+  DUCT_TRY(memory::cuda::host_register(start, bytes, &dev).context("registering this rank's engine words with CUDA"));
+  registered_ = start;
+  registered_dev_ = static_cast<char*>(dev);
+  return Status::ok();
+}
+
+void* Engine::dev_of(void* host) const noexcept {
+  return registered_dev_ + (static_cast<char*>(host) - static_cast<char*>(registered_));
 }
 
 Status Engine::own_flags() {
@@ -54,22 +68,8 @@ Status Engine::own_flags() {
     if (shm_->size() > reduce::kMaxPeers)
       return make_error(Errc::not_supported, "the device barrier of captured calls serves at most %d ranks, not %d",
                         reduce::kMaxPeers, shm_->size());
-    // The failed word is in this rank's engine pages, which hold its done
-    // word too (registered alone so far): the pages are registered whole.
-    if (done_registered_) {
-      memory::cuda::host_unregister(done_registered_);
-      done_registered_ = nullptr;
-      done_dev_ = nullptr;
-    }
-    void* start = nullptr;
-    void* dev = nullptr;
-    std::size_t bytes = 0;
-    shm_->engine_pages(me_, &start, &bytes);
-    DUCT_TRY(memory::cuda::host_register(start, bytes, &dev).context("registering this rank's engine words with CUDA"));
-    registered_ = start;
-    auto at = [&](void* host) { return static_cast<char*>(dev) + (static_cast<char*>(host) - static_cast<char*>(start)); };
-    failed_dev_ = reinterpret_cast<std::uint64_t*>(at(shm_->engine_graph(me_) + 2));
-    if (worker() && config::get().engine_memops && memory::cuda::stream_memops()) done_dev_ = at(shm_->engine_done(me_));
+    DUCT_TRY(register_pages());
+    failed_dev_ = static_cast<std::uint64_t*>(dev_of(shm_->engine_graph(me_) + 2));
     DUCT_TRY(memory::cuda::alloc_device(kFlagBytes, &flags_));
     const std::vector<unsigned char> zero(kFlagBytes, 0);
     DUCT_TRY(memory::cuda::copy(flags_, zero.data(), kFlagBytes));
@@ -124,7 +124,6 @@ Engine::~Engine() {
   for (IpcEvent* ev : {&in_, &done_}) memory::cuda::ipc_event_destroy(ev->ev);
   for (auto* v : {&peer_in_, &peer_done_})
     for (IpcEvent& ev : *v) memory::cuda::ipc_event_destroy(ev.ev);
-  memory::cuda::host_unregister(done_registered_);
 }
 
 Status Engine::own_events() {

@@ -186,11 +186,17 @@ class Engine {
     std::vector<memory::IpcKey> keys;  // the mappings it reads and writes
   };
   std::deque<Held> held_;
-  // Captured calls: this rank's engine pages registered with CUDA (host
-  // start), its failed word as the GPU sees it, its flag page, every
-  // rank's flag page as mapped here, and the peers' opened mappings.
-  static constexpr std::size_t kFlagBytes = 4096;
+  // This rank's engine pages of the shared segment (its done and failed
+  // words), registered with CUDA once, by the first that needs them;
+  // `dev_of` gives a word's device address.
+  Status register_pages();
+  void* dev_of(void* host) const noexcept;
   void* registered_ = nullptr;
+  char* registered_dev_ = nullptr;
+  // Captured calls: this rank's failed word as the GPU sees it, its flag
+  // page, every rank's flag page as mapped here, and the peers' opened
+  // mappings.
+  static constexpr std::size_t kFlagBytes = 4096;
   std::uint64_t* failed_dev_ = nullptr;
   void* flags_ = nullptr;
   memory::IpcHandle flags_handle_{};
@@ -203,10 +209,9 @@ class Engine {
   int workers_ = 1;
   std::uint64_t calls_ = 0;
   std::vector<memory::IpcKey> pinned_;  // mappings held by the call in flight (released by its CallGuard)
-  // This rank's done word in the shared-memory area, registered with CUDA:
+  // This rank's done word in the shared-memory area, as the GPU sees it:
   // the GPU writes the call number there after the kernel
   // (cuStreamWriteValue64). Null: the host writes it after a CUDA event.
-  void* done_registered_ = nullptr;
   void* done_dev_ = nullptr;
 };
 

@@ -304,10 +304,7 @@ unsigned max_blocks() { return static_cast<unsigned>(config::get().engine_blocks
 
 class CopyBatch {
  public:
-  CopyBatch(void* stream, const std::uint64_t* skip) : stream_(stream), skip_(skip) {
-    l_.max_blocks = max_blocks();
-    l_.skip = skip;
-  }
+  CopyBatch(void* stream, const std::uint64_t* skip) : stream_(stream), skip_(skip) { reset(); }
   Status add(const void* src, void* dst, std::size_t bytes) {
     if (bytes == 0 || src == dst) return Status::ok();
     l_.src[l_.n] = src;
@@ -318,13 +315,16 @@ class CopyBatch {
   Status flush() {
     if (l_.n == 0) return Status::ok();
     Status st = reduce::device_copies(l_, stream_);
-    l_ = reduce::CopyList{};
-    l_.max_blocks = max_blocks();
-    l_.skip = skip_;
+    reset();
     return st;
   }
 
  private:
+  void reset() {
+    l_ = reduce::CopyList{};
+    l_.max_blocks = max_blocks();
+    l_.skip = skip_;
+  }
   void* stream_;
   const std::uint64_t* skip_;
   reduce::CopyList l_;
@@ -421,21 +421,25 @@ struct GraphHold {
 };
 std::mutex g_released_mutex;
 std::vector<memory::IpcKey> g_released;
+std::atomic<bool> g_any_released{false};  // g_released has keys: every engine call looks, without the mutex
 
 void graph_gone(void* p) {
   auto* h = static_cast<GraphHold*>(p);
   {
     std::lock_guard<std::mutex> lock(g_released_mutex);
     g_released.insert(g_released.end(), h->keys.begin(), h->keys.end());
+    g_any_released.store(true, std::memory_order_release);
   }
   delete h;
 }
 
 void release_graph_keys() {
+  if (!g_any_released.load(std::memory_order_acquire)) return;
   std::vector<memory::IpcKey> keys;
   {
     std::lock_guard<std::mutex> lock(g_released_mutex);
     keys.swap(g_released);
+    g_any_released.store(false, std::memory_order_relaxed);
   }
   for (const memory::IpcKey& k : keys) memory::IpcCache::instance().graph_release(k);
 }
@@ -445,6 +449,30 @@ Sched capture_refused(const CollArgs& a, std::string why) {
                        "%s: capturing it into a CUDA graph needs the device engine (device buffers of every rank, one "
                        "node, CUDA IPC between the ranks): %s",
                        a.call, why.c_str());
+}
+
+// This worker's part of call k failed: say so; with one GPU wait until the
+// other ranks have seen it (they acknowledge with "done": this rank's next
+// phase word must not hide the failure from them).
+Sched fail_call(const ShmArea& s, int me, std::uint64_t k, bool one_gpu, Status st, const char* what) {
+  publish(s, me, k, kFailed);
+  if (one_gpu) {
+    Status seen = co_await wait_phase(s, me, k, kDone, "telling the other ranks that the kernel failed");
+    (void)seen;
+  }
+  co_return st.context(what);
+}
+
+// This rank's part of call k is done: say so; with several GPUs wait for
+// every rank's, and fail if any worker failed.
+Sched finish_call(const ShmArea& s, int me, std::uint64_t k, bool one_gpu, const char* what) {
+  publish(s, me, k, kDone);
+  if (one_gpu) co_return Status::ok();
+  DUCT_CO_TRY(co_await wait_phase(s, me, k, kDone, what));
+  for (int q = 0; q < s.size(); ++q)
+    if (word_load(s.engine_word(q)) == word(k, kFailed))
+      co_return make_error(Errc::cuda, "the device engine failed on rank %d (see its message)", q);
+  co_return Status::ok();
 }
 
 // A captured call's part on this rank: barrier, the kernel (workers), barrier;
@@ -480,16 +508,8 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
   };
   if (!e.held_.empty()) e.release_finished(false);
   release_graph_keys();
-  if (a.graph) {
-    DUCT_CO_TRY(e.graph_failure());
-    using select::Coll;
-    if (a.coll == Coll::gatherv || a.coll == Coll::scatterv || a.coll == Coll::alltoallv) {
-      // Every rank takes this branch alike (the same collective).
-      publish(s, me, k, kDeclined);
-      why = "the engine has no gatherv, scatterv or alltoallv (their layouts are known at one rank only)";
-      co_return co_await other();
-    }
-  }
+  // (gatherv, scatterv and alltoallv are refused before capture: start_stream.)
+  if (a.graph) DUCT_CO_TRY(e.graph_failure());
 
   // 1. arrive
   auto* mine = static_cast<EngineDesc*>(s.engine_desc(me));
@@ -592,23 +612,10 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
       e.pinned_.clear();
       st = memory::cuda::graph_keep(a.graph, hold, &graph_gone);  // on failure graph_gone has run
     }
-    if (!st) {
-      publish(s, me, k, kFailed);
-      if (e.one_gpu()) {
-        Status seen = co_await wait_phase(s, me, k, kDone, "telling the other ranks that the capture failed");
-        (void)seen;
-      }
-      co_return st.context("device engine, captured");
-    }
+    if (!st) co_return co_await fail_call(s, me, k, e.one_gpu(), st, "device engine, captured");
     guard.completed = true;
     if (e.one_gpu()) word_store(s.engine_done(me), k);  // before the phase word (see all_at)
-    publish(s, me, k, kDone);
-    if (e.one_gpu()) co_return Status::ok();
-    DUCT_CO_TRY(co_await wait_phase(s, me, k, kDone, "finishing the capture"));
-    for (int q = 0; q < n; ++q)
-      if (word_load(s.engine_word(q)) == word(k, kFailed))
-        co_return make_error(Errc::cuda, "the device engine's capture failed on rank %d (see its message)", q);
-    co_return Status::ok();
+    co_return co_await finish_call(s, me, k, e.one_gpu(), "finishing the capture");
   }
   if (stream) {
     // After every peer's input on its stream, the kernel on this rank's
@@ -628,12 +635,7 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
     if (st) st = memory::cuda::event_record(held, stream);
     if (!st) {
       memory::cuda::event_destroy(held);
-      publish(s, me, k, kFailed);
-      if (e.one_gpu()) {
-        Status seen = co_await wait_phase(s, me, k, kDone, "telling the other ranks that the kernel failed");
-        (void)seen;
-      }
-      co_return st.context("device engine, stream-ordered");
+      co_return co_await fail_call(s, me, k, e.one_gpu(), st, "device engine, stream-ordered");
     }
     // The mappings stay pinned until the kernel has finished.
     e.held_.push_back(Engine::Held{held, std::move(e.pinned_)});
@@ -670,25 +672,10 @@ Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, Algo
     if (st) word_store(s.engine_done(me), k);
   }
   guard.completed = st.is_ok();
-  if (!st) {
-    publish(s, me, k, kFailed);
-    if (e.one_gpu()) {
-      // The others acknowledge with "done" before this rank may leave the
-      // call (its next phase word must not hide the failure from them).
-      Status seen = co_await wait_phase(s, me, k, kDone, "telling the other ranks that the kernel failed");
-      (void)seen;
-    }
-    co_return st.context("device engine");
-  }
+  if (!st) co_return co_await fail_call(s, me, k, e.one_gpu(), st, "device engine");
 
   // 4. done
-  publish(s, me, k, kDone);
-  if (e.one_gpu()) co_return Status::ok();
-  DUCT_CO_TRY(co_await wait_phase(s, me, k, kDone, "finishing the call"));
-  for (int q = 0; q < n; ++q)
-    if (word_load(s.engine_word(q)) == word(k, kFailed))
-      co_return make_error(Errc::cuda, "the device engine failed on rank %d (see its message)", q);
-  co_return Status::ok();
+  co_return co_await finish_call(s, me, k, e.one_gpu(), "finishing the call");
 }
 
 Sched after_stream(Context& ctx, const CollArgs& a, std::uint32_t seq, AlgoFn fn) {

@@ -156,10 +156,7 @@ void Pending::complete(Status st) {
 void PendingOps::finish(Pending* p, Status st) {
   if (p->ctx_) {
     Context& c = *p->ctx_;
-    // A capture refused by every rank alike (nothing captured, nothing
-    // moved) leaves the communicator usable.
-    const bool refused_capture = p->args_.graph && st.code() == Errc::not_supported;
-    if (!st && c.failed.is_ok() && !refused_capture) {
+    if (!st && c.failed.is_ok() && !refused_capture(p->args_, st)) {
       c.failed = st;
       c.failed.context("an earlier collective on this communicator failed");
     }

@@ -100,6 +100,13 @@ class Pending {
 // collective was compared when it was enqueued; its start runs on duct's
 // stream thread, which makes no MPI call).
 Status start_collective(Context& ctx, const CollArgs& a, Pending* p, bool check = true);
+
+// A call captured into a CUDA graph that every rank refused alike
+// (DUCT_ERRCLASS_NOT_SUPPORTED, nothing captured): it marks neither the
+// context nor the stream side failed.
+inline bool refused_capture(const CollArgs& a, const Status& st) {
+  return a.graph && st.code() == Errc::not_supported;
+}
 // A call with nothing to do: complete now (its after-work runs).
 void start_done(Pending* p);
 // A collective duct hands to the MPI library (its nonblocking form on host

@@ -403,7 +403,7 @@ namespace {
 // runs on the calling thread, on the stream side, as a blocking call (its
 // DUCT_CHECK comparison was made by the caller). A failure is also the
 // side's, as for a call the stream thread ran.
-Status complete_now(StreamSide& s, const CollArgs& a, bool refusal_fails_side = true) {
+Status complete_now(StreamSide& s, const CollArgs& a) {
   auto* p = new Pending;
   p->call = a.call;
   p->comm = s.comm;
@@ -414,7 +414,7 @@ Status complete_now(StreamSide& s, const CollArgs& a, bool refusal_fails_side = 
     st = wait_pending(p);
     release(p);
   }
-  if (!st && (refusal_fails_side || st.code() != Errc::not_supported)) s.record(st, a.call);
+  if (!st && !refused_capture(a, st)) s.record(st, a.call);
   return st;
 }
 
@@ -508,12 +508,10 @@ Status start_stream(Context& ctx, MPI_Comm comm, const CollArgs& a, void* stream
     CollArgs b = a;
     b.stream = stream;
     b.graph = graph;
-    const int mode = memory::cuda::relax_capture_mode();  // opening peers' buffers is allowed while capturing
-    // A refusal (every rank refuses alike, nothing captured) leaves the
-    // communicator usable.
-    Status st = complete_now(*s, b, /*refusal_fails_side=*/false);
-    memory::cuda::restore_capture_mode(mode);
-    DUCT_TRY(st);
+    // Entry::enqueue has relaxed this thread's capture mode (opening the
+    // peers' buffers is allowed while capturing). A refusal leaves the
+    // communicator usable (refused_capture).
+    DUCT_TRY(complete_now(*s, b));
     DUCT_TRY(memory::cuda::event_record(s->order_ev, stream));
     s->last_stream = stream;
     s->last_capture = capture;

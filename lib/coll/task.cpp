@@ -205,15 +205,18 @@ constexpr unsigned kIdlePollsBeforeYield = 4;
 // process when `give_core` (oversubscription, as Open MPI's
 // mpi_yield_when_idle). Under SimGrid (DUCT_SIM) the simulated ranks are
 // coroutines of one thread and the clock moves only when every rank waits:
-// every idle pass is kSimPollSeconds of simulated computation (duct-sim
-// sets SMPI's own MPI_Test cost to 0), so a wait ends at most that late,
-// and a wait of T costs T / kSimPollSeconds passes of real time.
+// every idle pass is kSimPollSeconds of simulated computation (sim_pause),
+// so a wait ends at most that late, and a wait of T costs T /
+// kSimPollSeconds passes of real time.
+#ifdef DUCT_SIM
 constexpr double kSimPollSeconds = 50e-9;
+inline void sim_pause() { smpi_execute(kSimPollSeconds); }
+#endif
 inline void idle_pass(bool give_core, unsigned* idle) {
 #ifdef DUCT_SIM
   (void)give_core;
   (void)idle;
-  smpi_execute(kSimPollSeconds);
+  sim_pause();
 #else
   if (give_core && ++*idle >= kIdlePollsBeforeYield) {
     sched_yield();
@@ -331,7 +334,7 @@ Status wait_setup(MPI_Request* req, const Describe& doing, const Describe& waiti
     // the core is given away on every poll.
 #ifdef DUCT_SIM
     (void)yield;
-    smpi_execute(kSimPollSeconds);
+    sim_pause();
 #else
     if (yield || polls > 1024) sched_yield();
 #endif

@@ -90,6 +90,13 @@ bool capture_expected() {
   return local == size();
 }
 
+// Whether a call's return code is a refusal (DUCT_ERRCLASS_NOT_SUPPORTED).
+bool refused(int rc) {
+  int cls = MPI_SUCCESS;
+  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+  return cls == DUCT_Error_class(DUCT_ERRCLASS_NOT_SUPPORTED);
+}
+
 }  // namespace
 
 TEST_CASE("every stream-ordered collective waits for the stream and is seen by later work", "[gpu][stream]") {
@@ -254,9 +261,7 @@ TEST_CASE("a captured stream-ordered allreduce replays 100 times with the right 
     kg::record_and_bump(history.p, out.p, c, counter, st);
     CU(cudaStreamEndCapture(st, &graph));
     if (!async) {
-      int cls = MPI_SUCCESS;
-      if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
-      CHECK(cls == DUCT_Error_class(DUCT_ERRCLASS_NOT_SUPPORTED));
+      CHECK(refused(rc));
       CU(cudaGraphDestroy(graph));
       CU(cudaFree(counter));
       CU(cudaStreamDestroy(st));
@@ -362,9 +367,7 @@ TEST_CASE("every captured stream-ordered collective replays with new data", "[gp
         CU(cudaStreamEndCapture(st, &graph));
       }
       if (!expected) {
-        int cls = MPI_SUCCESS;
-        if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
-        CHECK(cls == DUCT_Error_class(DUCT_ERRCLASS_NOT_SUPPORTED));
+        CHECK(refused(rc));
         CU(cudaGraphDestroy(graph));
         continue;
       }
