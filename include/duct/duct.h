@@ -67,11 +67,16 @@
  *                              "creating duct's context ...: waiting for
  *                              ranks ... to arrive")
  *   DUCT_ERRCLASS_PEER_FAILED  a peer process died or closed its connection
+ *   DUCT_ERRCLASS_REVOKED      (DUCT_FT=1) the communicator was revoked:
+ *                              by DUCT_Comm_revoke on some rank, or because
+ *                              a rank found a failure; see "fault
+ *                              tolerance" below
  *   DUCT_ERRCLASS_CUDA / _UCX / _MPI / _HWLOC / _NO_MEMORY / _TRUNCATE
  *                              the named layer failed; the message says how
  * After an error while running (not after a refused argument or a
  * DUCT_CHECK mismatch: nothing has moved then), the communicator returns
- * that error at once from every later duct call: free it and use another.
+ * that error at once from every later duct call: free it and use another
+ * (under DUCT_FT=1: DUCT_Comm_shrink it).
  *
  * What duct does not serve natively (derived datatypes, MPI_WCHAR,
  * MPI_OFFSET, MPI_LONG_DOUBLE, complex and pair types, MPI_LOGICAL,
@@ -146,7 +151,9 @@ typedef enum {
   DUCT_ERRCLASS_TIMEOUT,      /* no progress within DUCT_TIMEOUT */
   DUCT_ERRCLASS_MISMATCH,     /* ranks called with different arguments */
   DUCT_ERRCLASS_PEER_FAILED,  /* a peer process failed */
-  DUCT_ERRCLASS_INTERNAL      /* a bug in duct: please report it */
+  DUCT_ERRCLASS_INTERNAL,     /* a bug in duct: please report it */
+  DUCT_ERRCLASS_REVOKED       /* the communicator was revoked (DUCT_Comm_revoke, or a failure found by
+                                 another rank under DUCT_FT=1): shrink it */
 } DUCT_Errclass;
 
 /* The MPI error class number of `which`, or MPI_ERR_UNKNOWN when MPI is not
@@ -460,6 +467,81 @@ int DUCT_Testall(int count, MPI_Request requests[], int *flag, MPI_Status status
  * collective, though it does not communicate). Errors: DUCT_ERRCLASS_CONFIG
  * with the reason; raised on MPI_COMM_WORLD. */
 int DUCT_Tune(const char *rules);
+
+/* ---- fault tolerance (DUCT_FT=1) ------------------------------------------ */
+
+/*
+ * Surviving a failed rank, modelled on MPI's ULFM chapter (MPIX_Comm_revoke,
+ * MPIX_Comm_agree, MPIX_Comm_shrink; Bland et al., IJHPCA 2013) and built on
+ * the MPI library the site has. Opt-in: set DUCT_FT=1 on every rank before
+ * its first duct call on a communicator, and launch so that the MPI keeps
+ * the survivors running (duct-run --ft: Open MPI's `mpirun
+ * --enable-recovery`; under SLURM `srun --no-kill --kill-on-bad-exit=0`).
+ * Set MPI_ERRORS_RETURN on the communicators (or handle the errors): with
+ * the default MPI_ERRORS_ARE_FATAL the first failure ends the process.
+ *
+ * Under DUCT_FT=1 a collective that finds a dead or silent rank returns
+ * DUCT_ERRCLASS_PEER_FAILED (or _TIMEOUT) and revokes the communicator: every
+ * other survivor's pending duct call on it returns DUCT_ERRCLASS_REVOKED
+ * within a few hundred polls of its wait, and every later call at once.
+ * Detection: a rank on the same machine is found dead by its pid within
+ * 10 ms of a wait; a rank on another machine when the transport says so
+ * (UCX) or after DUCT_TIMEOUT (DUCT_FT_TIMEOUT when DUCT_TIMEOUT is 0) of
+ * silence. Cost when nothing fails: one MPI_Comm_idup per communicator, and
+ * one MPI_Test of the control receives per collective and per 256 polls of
+ * a wait.
+ *
+ * Limits: host buffers over the shm, ucx and mpi channels (the device
+ * engine and cuda_ipc paths are not yet covered); nonblocking and
+ * stream-ordered collectives end with the error but do not look for
+ * revocations; a rank that dies inside the MPI_Comm_create_group of
+ * DUCT_Comm_shrink (after the agreement) makes the shrink hang in the MPI
+ * library (Open MPI 4.1 cannot abandon it).
+ */
+
+/* Revoke `comm` for every rank: every pending and later duct call on it, on
+ * every survivor, returns DUCT_ERRCLASS_REVOKED. Local and nonblocking: the
+ * revocation goes to every rank as a message and is forwarded once by each
+ * rank that receives it (n-1 small messages per rank), so it arrives even
+ * if this rank dies right after. A rank learns of it in its next duct call
+ * on `comm` (or DUCT_Comm_is_revoked). Errors: COMM (not a communicator,
+ * or no duct call has run on it yet), NOT_SUPPORTED (DUCT_FT is off). */
+int DUCT_Comm_revoke(MPI_Comm comm);
+
+/* *flag = 1 when `comm` is revoked as far as this rank knows (it looks at
+ * the revocations that arrived), else 0. Errors: ARG (flag NULL), COMM,
+ * NOT_SUPPORTED (DUCT_FT is off). */
+int DUCT_Comm_is_revoked(MPI_Comm comm, int *flag);
+
+/* *failed = a new group (free it with MPI_Group_free) of the ranks of `comm`
+ * this process knows to have failed, in rank order (MPI_GROUP_EMPTY, not to
+ * be freed, when none). Right after DUCT_Comm_agree it is the agreed set on
+ * every survivor, until a later wait finds another failure. Errors: ARG,
+ * COMM, NOT_SUPPORTED (DUCT_FT is off), MPI. */
+int DUCT_Comm_get_failed(MPI_Comm comm, MPI_Group *failed);
+
+/* Fault-tolerant agreement, collective over the survivors of `comm` (also
+ * when it is revoked). `flag`: in, this rank's value; out, the bitwise AND
+ * of the survivors' values, the same on every survivor, as is the failed
+ * set it agrees on (DUCT_Comm_get_failed), even when ranks fail during it.
+ * Algorithm: a rotating-coordinator consensus with the decision flooded to
+ * every survivor (Chandra, Toueg, JACM 1996): the lowest live rank gathers
+ * every live rank's value and failed set, decides and sends the decision,
+ * which each survivor forwards before returning; 2(n-1) messages when
+ * nothing fails, n(n-1) with the forwarding. A rank on another machine
+ * silent for DUCT_FT_TIMEOUT (twice that for the coordinator) is taken as
+ * failed. Errors: ARG, COMM, NOT_SUPPORTED (DUCT_FT is off). */
+int DUCT_Comm_agree(MPI_Comm comm, int *flag);
+
+/* A new communicator of the survivors of `comm`, in rank order, with
+ * `comm`'s error handler and duct's context already set up on it;
+ * collective over the survivors (also when `comm` is revoked). It agrees on
+ * the failed set (DUCT_Comm_agree), then MPI_Comm_create_group over the
+ * survivors' group. `comm` stays revoked: free it. *newcomm is
+ * MPI_COMM_NULL on error. Errors: ARG (newcomm NULL), COMM, NOT_SUPPORTED
+ * (DUCT_FT is off), REVOKED (the others took this rank as failed), MPI,
+ * and the errors of setting duct up on the new communicator. */
+int DUCT_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm);
 
 /* ---- queries ------------------------------------------------------------- */
 

@@ -20,7 +20,8 @@ static_assert(static_cast<int>(Errc::config) == DUCT_ERRCLASS_CONFIG);
 static_assert(static_cast<int>(Errc::timeout) == DUCT_ERRCLASS_TIMEOUT);
 static_assert(static_cast<int>(Errc::peer_failed) == DUCT_ERRCLASS_PEER_FAILED);
 static_assert(static_cast<int>(Errc::internal) == DUCT_ERRCLASS_INTERNAL);
-static_assert(static_cast<int>(Errc::count_) == DUCT_ERRCLASS_INTERNAL + 1);
+static_assert(static_cast<int>(Errc::revoked) == DUCT_ERRCLASS_REVOKED);
+static_assert(static_cast<int>(Errc::count_) == DUCT_ERRCLASS_REVOKED + 1);
 
 constexpr std::size_t kMaxCodes = 4096;
 

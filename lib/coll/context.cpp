@@ -45,6 +45,7 @@ std::uint32_t random_below(std::uint32_t n) {
 Context::~Context() { release(); }
 
 void Context::release() noexcept {
+  ft.reset();
   engine.reset();
   shm.reset();
   const bool ipc = channels && channels->uses_ipc();
@@ -239,6 +240,13 @@ Status Runtime::context(MPI_Comm comm, Context** out, std::unique_lock<std::recu
   }
   last_comm_ = comm;
   last_ctx_ = *out;
+  return Status::ok();
+}
+
+Status Runtime::find_context(MPI_Comm comm, Context** out) {
+  void* v = nullptr;
+  DUCT_TRY(attr_.get(comm, &v));
+  *out = static_cast<Context*>(v);
   return Status::ok();
 }
 
@@ -463,6 +471,7 @@ Status Runtime::setup_context(Context& c, MPI_Comm comm, int me, int n, const Mp
     if (st.code() == Errc::timeout) return st;
     if (!st) DUCT_INFO(init, "no shared-memory area (%s): small collectives use messages", st.message().c_str());
   }
+  if (config::get().ft && c.topo.size > 1) DUCT_TRY(ft::attach(c.rank(), c.size(), comm, wait, &c.ft));
   if (std::string why; Engine::possible(c.shm.get(), *c.channels, c.rank(), c.size(), &why)) {
     c.engine = std::make_unique<Engine>(c.shm.get(), *c.channels, c.rank(), c.size());
     DUCT_INFO(init, "device engine on: %s", c.engine->one_gpu() ? "every rank on one GPU, rank 0 does the work"

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "channel/table.hpp"
+#include "coll/ft.hpp"
 #include "core/comm.hpp"
 #include "memory/buffer.hpp"
 #include "select/select.hpp"
@@ -83,6 +84,9 @@ class Context {
   // Where the communicator's stream-ordered collectives run (coll/stream.hpp);
   // null until the first one.
   std::shared_ptr<StreamSide> streams;
+  // DUCT_FT=1: the control communicator and what this rank knows of
+  // failures (coll/ft.hpp); null otherwise.
+  std::unique_ptr<ft::State> ft;
 
   int rank() const noexcept { return topo.rank; }
   int size() const noexcept { return topo.size; }
@@ -164,6 +168,9 @@ class Runtime {
   // while it waits for other ranks (create_context), so that other threads'
   // first calls on other communicators go on meanwhile.
   Status context(MPI_Comm comm, Context** out, std::unique_lock<std::recursive_mutex>* lock = nullptr);
+  // The context of `comm` if duct has one on it already (null otherwise):
+  // never creates one, so never waits for other ranks.
+  Status find_context(MPI_Comm comm, Context** out);
   // The context of `comm` if it is the communicator of the last call
   // (without MPI_THREAD_MULTIPLE), else nullptr: no MPI call, no lookup.
   // (duct's stream thread never asks for a context: it leaves this alone.)

@@ -242,6 +242,10 @@ Sched plan_schedule(Context& ctx, const CollArgs& a, const Plan& p) {
 
 Status run_collective(Context& ctx, const CollArgs& a) {
   if (!ctx.failed.is_ok()) return ctx.failed;
+  if (ctx.ft) {
+    Status st = ft::look(*ctx.ft);  // a revocation that arrived since the last call
+    if (!st) return ctx.failed = st;
+  }
   // MPI orders a communicator's blocking and nonblocking collectives together.
   if (!ctx.queue.empty()) DUCT_TRY(drain(ctx));
   if (ctx.size() > 1 && config::get().check) DUCT_TRY(check_call(ctx, a));
@@ -269,7 +273,7 @@ Status run_small(Context& ctx, const CollArgs& a, bool* taken) {
   if (!*taken) return Status::ok();
   const std::uint32_t seq = ctx.next_seq();  // numbered as plan_collective numbers calls
   ++g_small_calls;
-  Spinner sp(TaskInfo{a.call, last.name, bytes, ctx.cid}, ctx.yield);
+  Spinner sp(TaskInfo{a.call, last.name, bytes, ctx.cid}, ctx.yield, &ctx);
   Status st = last.now(ctx, a, seq, sp);
   if (!st) fail_context(ctx, st);
   return st;

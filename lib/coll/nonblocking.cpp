@@ -229,7 +229,7 @@ std::uint64_t progress_pending() {
 
   // The timeout watch: the clock is read every few calls; a long gap since
   // the last read means nobody waited in between, and restarts the watch.
-  const double timeout = config::get().timeout;
+  const double timeout = config::get().wait_timeout();
   bool look = false;
   clock::time_point now{};
   if (timeout > 0 && ++g_ops.calls >= kCallsPerClockRead) {

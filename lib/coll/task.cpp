@@ -13,6 +13,8 @@
 #include <mutex>
 #include <vector>
 
+#include "coll/context.hpp"
+#include "coll/ft.hpp"
 #include "coll/nonblocking.hpp"
 #include "core/config.hpp"
 #include "core/log.hpp"
@@ -321,7 +323,7 @@ void restore_dump_signal() noexcept {
 Status wait_setup(MPI_Request* req, const Describe& doing, const Describe& waiting_for, std::shared_ptr<void> buffers,
                   bool yield) {
   using clock = std::chrono::steady_clock;
-  const double timeout = config::get().timeout;
+  const double timeout = config::get().wait_timeout();
   Running running;
   unsigned dump_seen = g_dump_gen.load(std::memory_order_relaxed);
   const clock::time_point started = clock::now();
@@ -412,7 +414,12 @@ namespace {
 // with a timeout set) or when a dump was asked for.
 class Watch {
  public:
-  Watch() : timeout_(config::get().timeout), dump_seen_(g_dump_gen.load(std::memory_order_relaxed)) {}
+  // `ctx`: the communicator waited on, whose revocation and failed ranks
+  // are looked at under DUCT_FT (coll/ft.hpp); may be null.
+  explicit Watch(Context* ctx)
+      : timeout_(config::get().wait_timeout()),
+        dump_seen_(g_dump_gen.load(std::memory_order_relaxed)),
+        ft_(ctx && ctx->ft ? ctx : nullptr) {}
   // `activity` grows whenever the wait moved; `what()` says what it waits
   // for (built only for a dump or the timeout's message). An error when
   // nothing moved for DUCT_TIMEOUT seconds.
@@ -421,6 +428,7 @@ class Watch {
     const bool dump_now = g_dump_gen.load(std::memory_order_relaxed) != dump_seen_;
     if (!((timeout_ > 0 && ++polls_ >= kPollsPerClockRead) || dump_now)) return Status::ok();
     polls_ = 0;
+    if (ft_) DUCT_TRY(ft::watch(*ft_->ft));
     const clock::time_point now = clock::now();
     if (!clock_started_) {
       started_ = last_move_ = now;
@@ -452,11 +460,18 @@ class Watch {
   std::uint64_t last_activity_ = 0;
   clock::time_point started_{}, last_move_{};
   bool clock_started_ = false;
+  Context* ft_;
 };
 
 }  // namespace
 
 void fail_context(Context& ctx, const Status& st) {
+  if (ctx.ft) {
+    // Every survivor learns of it at once (coll/ft.hpp); later calls here
+    // return the revocation.
+    ctx.failed = ft::on_failure(*ctx.ft, st);
+    return;
+  }
   ctx.failed = st;
   ctx.failed.context("an earlier collective on this communicator failed");
 }
@@ -477,7 +492,7 @@ Status run(Context& ctx, Task& task) {
 
   // Spin on progress; on an oversubscribed node give the core away after a
   // few idle polls, as Open MPI does with mpi_yield_when_idle.
-  Watch watch;
+  Watch watch(&ctx);
   unsigned idle = 0, polls = 0;
   while (st && !done) {
     st = step(task, &done, m);
@@ -492,14 +507,14 @@ Status run(Context& ctx, Task& task) {
 
 // ---- waits in place ----------------------------------------------------------------
 
-Spinner::Spinner(const TaskInfo& info, bool yield) : info_(info), yield_(yield) {
+Spinner::Spinner(const TaskInfo& info, bool yield, Context* ctx) : info_(info), yield_(yield), ctx_(ctx) {
   g_running.store(1, std::memory_order_relaxed);
 }
 
 Spinner::~Spinner() { g_running.store(0, std::memory_order_relaxed); }
 
 Status Spinner::wait(Waitable& w) {
-  Watch watch;
+  Watch watch(ctx_);
   unsigned idle = 0, polls = 0;
   for (;;) {
     bool ready = false;

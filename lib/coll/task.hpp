@@ -83,7 +83,8 @@ void fail_context(Context& ctx, const Status& st);
 // only for applications that are not threaded.
 class Spinner {
  public:
-  Spinner(const TaskInfo& info, bool yield);
+  // `ctx`: the communicator waited on (its DUCT_FT watch), or null.
+  Spinner(const TaskInfo& info, bool yield, Context* ctx = nullptr);
   ~Spinner();
   Spinner(const Spinner&) = delete;
   Spinner& operator=(const Spinner&) = delete;
@@ -93,6 +94,7 @@ class Spinner {
  private:
   TaskInfo info_;
   bool yield_;
+  Context* ctx_;
   std::uint64_t activity_ = 0;
 };
 

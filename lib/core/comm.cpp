@@ -29,9 +29,6 @@ std::string processor_name() {
   return std::string(name, static_cast<size_t>(len));
 }
 
-namespace {
-// The kernel's boot id ("" where /proc does not have it): one per machine,
-// shared by its network namespaces and containers. Read once per process.
 const std::string& boot_id() {
   static const std::string id = [] {
     char line[64] = {};
@@ -43,7 +40,6 @@ const std::string& boot_id() {
   }();
   return id;
 }
-}  // namespace
 
 Status build_topology(MPI_Comm comm, Topology* out, const MpiWait& wait) {
   Topology t;

@@ -108,4 +108,8 @@ class CommAttr {
 // This process's host name (MPI_Get_processor_name).
 std::string processor_name();
 
+// The kernel's boot id ("" where /proc does not have it): one per machine,
+// shared by its network namespaces and containers. Read once per process.
+const std::string& boot_id();
+
 }  // namespace duct

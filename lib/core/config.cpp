@@ -70,6 +70,17 @@ constexpr Var kTable[] = {
      "UCX endpoints detect failed peer processes (UCP_ERR_HANDLING_MODE_PEER with keepalive), so a "
      "rank that dies makes the others return an error; 0 keeps UCX's fastest transports but a dead "
      "peer is then only caught by DUCT_TIMEOUT"},
+    {"DUCT_FT", Kind::boolean, "0", nullptr, true,
+     "fault tolerance: every communicator gets a control communicator (one MPI_Comm_idup) on which "
+     "DUCT_Comm_revoke, DUCT_Comm_agree and DUCT_Comm_shrink work; a collective that finds a failed or "
+     "silent rank revokes the communicator for every survivor; waits look for revocations and, every "
+     "10 ms, for dead processes on the same machine. Launch with duct-run --ft (Open MPI: mpirun "
+     "--enable-recovery) so that the survivors are not killed"},
+    {"DUCT_FT_TIMEOUT", Kind::seconds, "10", nullptr, true,
+     "DUCT_FT=1: seconds of silence after which a rank on another machine is taken as failed, in "
+     "collectives when DUCT_TIMEOUT is 0, and in DUCT_Comm_agree/DUCT_Comm_shrink (a rank waiting for "
+     "the agreement's coordinator gives it twice as long); processes on the same machine are checked "
+     "by pid instead"},
     {"DUCT_ENGINE", Kind::boolean, "1", nullptr, true,
      "device engine for single-node communicators whose ranks reach each other by CUDA IPC: device "
      "collectives in one kernel over the peers' mapped buffers; 0 uses the channel algorithms"},
@@ -215,6 +226,12 @@ Status apply(const Var& v, const char* value, Config* c) {
   if (name == "DUCT_RAIL_SEGMENT_MIN") return size_field(&c->rail_segment_min, 1024);
   if (name == "DUCT_SIM_REDUCE_BW") return size_field(&c->sim_reduce_bw, 1);
   if (name == "DUCT_IPC_CACHE_BYTES") return size_field(&c->ipc_cache_bytes, 0);
+  if (name == "DUCT_FT_TIMEOUT") {
+    double t;
+    if (!parse_seconds(value, &t) || t <= 0) return bad_value(v, value, "a number of seconds above 0");
+    c->ft_timeout = t;
+    return Status::ok();
+  }
   if (name == "DUCT_TIMEOUT") {
     double t;
     if (!parse_seconds(value, &t)) return bad_value(v, value, "a number of seconds (0: off)");
@@ -226,6 +243,7 @@ Status apply(const Var& v, const char* value, Config* c) {
     return Status::ok();
   };
   if (name == "DUCT_CHECK") return bool_field(&c->check);
+  if (name == "DUCT_FT") return bool_field(&c->ft);
   if (name == "DUCT_PEER_FAILURE") return bool_field(&c->peer_failure);
   if (name == "DUCT_INTERPOSE") return bool_field(&c->interpose);
   if (name == "DUCT_ENGINE") return bool_field(&c->engine);

@@ -46,6 +46,11 @@ struct Config {
   YieldMode yield = YieldMode::auto_;  // DUCT_YIELD
   double timeout = 0;                // DUCT_TIMEOUT (seconds; 0: off)
   bool check = false;                // DUCT_CHECK
+  bool ft = false;                   // DUCT_FT
+  double ft_timeout = 10;            // DUCT_FT_TIMEOUT (seconds)
+  // The silence after which a wait gives up: DUCT_TIMEOUT, or under
+  // DUCT_FT with DUCT_TIMEOUT 0 the DUCT_FT_TIMEOUT (0: never).
+  double wait_timeout() const noexcept { return timeout > 0 ? timeout : (ft ? ft_timeout : 0); }
   bool peer_failure = true;          // DUCT_PEER_FAILURE
   bool interpose = true;             // DUCT_INTERPOSE (libduct-mpi)
   bool engine = true;                // DUCT_ENGINE

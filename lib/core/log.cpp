@@ -36,6 +36,7 @@ const char* errc_name(Errc e) noexcept {
     case Errc::mismatch: return "mismatched collective arguments";
     case Errc::peer_failed: return "peer process failed";
     case Errc::internal: return "internal error";
+    case Errc::revoked: return "communicator revoked";
     case Errc::count_: break;
   }
   return "unknown error";

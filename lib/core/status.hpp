@@ -42,6 +42,7 @@ enum class Errc : int {
   mismatch,       // ranks called with different arguments
   peer_failed,    // a peer process failed
   internal,       // a bug in duct
+  revoked,        // the communicator was revoked (fault tolerance, coll/ft.hpp)
   count_
 };
 

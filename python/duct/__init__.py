@@ -144,6 +144,7 @@ _ERRCLASSES = [
     ('MISMATCH', 'MismatchError', 'ranks called with different arguments'),
     ('PEER_FAILED', 'PeerFailedError', 'a peer process failed'),
     ('INTERNAL', 'InternalError', 'a bug in duct'),
+    ('REVOKED', 'RevokedError', 'the communicator was revoked (DUCT_FT=1): shrink it'),
 ]
 _BY_MPI_CLASS = {}
 for _i, (_cls, _name, _doc) in enumerate(_ERRCLASSES, start=1):

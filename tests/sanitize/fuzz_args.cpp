@@ -207,7 +207,7 @@ int invoke(const Input& in) {
 }
 
 bool is_duct_class(int cls, int* which) {
-  for (int e = DUCT_ERRCLASS_ARG; e <= DUCT_ERRCLASS_INTERNAL; ++e)
+  for (int e = DUCT_ERRCLASS_ARG; e <= DUCT_ERRCLASS_REVOKED; ++e)
     if (DUCT_Error_class(static_cast<DUCT_Errclass>(e)) == cls) {
       *which = e;
       return true;

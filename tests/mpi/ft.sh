@@ -1,0 +1,55 @@
+#!/bin/bash
+# ft.sh MPIRUN EXE NP RUNS [CHANNEL]: surviving dead ranks on one node
+# (DUCT_FT=1, duct-ft-survive). Each run kills two ranks at random (or one,
+# and a third during the shrink, every other run) at a random iteration of
+# a loop of 1 MiB allreduces; every survivor must report the error within
+# DUCT_TIMEOUT (5 s) + 2 s, shrink, and pass 10 allreduces checked against
+# MPI_Allreduce. mpirun should end with the survivors; Open MPI 4.1.4's
+# MPI_Finalize under --enable-recovery sometimes waits forever in its PMIx
+# fence for the dead ranks (1 in 20 runs of a plain MPI program that kills
+# two of 4 ranks and finalizes, no duct in it): such a run counts as passed
+# when every survivor passed first, and is reported.
+set -uo pipefail
+mpirun=$1 exe=$2 np=$3 runs=$4 channel=${5:-auto}
+fail() { echo "FAIL: $*"; exit 1; }
+out=$(mktemp) kf=$(mktemp) stuck=0
+trap 'rm -f "$out" "$kf"' EXIT
+for run in $(seq 1 "$runs"); do
+  a=$((RANDOM % np)) b=$(( (a + 1 + RANDOM % (np - 1)) % np ))
+  at=$((3 + RANDOM % 30))
+  if [ $((run % 2)) -eq 0 ] && [ "$np" -ge 4 ]; then
+    what=(-k "$a" -s "$b") survivors=$((np - 2))
+  else
+    what=(-k "$a,$b") survivors=$((np - 2))
+  fi
+  : >"$kf"
+  timeout 60 "$mpirun" -np "$np" --enable-recovery -x DUCT_FT=1 \
+    -x DUCT_TIMEOUT=5 -x DUCT_CHANNEL="$channel" -x FT_KILL_FILE="$kf" "$exe" -a $at "${what[@]}" >"$out" 2>&1 &
+  job=$!
+  # Until every survivor passed (or one failed), then 5 s more for mpirun.
+  for _ in $(seq 100); do
+    [ "$(grep -c ': PASS' "$out")" -ge $survivors ] && break
+    grep -q ': FAIL' "$out" && break
+    kill -0 $job 2>/dev/null || break
+    sleep 0.3
+  done
+  for _ in $(seq 50); do kill -0 $job 2>/dev/null || break; sleep 0.1; done
+  rc=0
+  if kill -0 $job 2>/dev/null; then
+    rc=124
+    pkill -9 -x duct-ft-surviv 2>/dev/null
+    kill $job 2>/dev/null
+  fi
+  wait $job 2>/dev/null
+  pass=$(grep -c ': PASS' "$out")
+  det=$(grep -o '[0-9.]* s after the kill' "$out" | sort -n | tail -1 | cut -d' ' -f1)
+  shr=$(grep -o 'took [0-9.]* s' "$out" | awk '{ print $2 }' | sort -n | tail -1)
+  echo "run $run: ${what[*]} at iteration $at: $pass/$survivors passed, error after ${det:-?} s, shrink ${shr:-?} s, $([ $rc -eq 124 ] && echo 'mpirun stuck in MPI_Finalize' || echo 'mpirun ended')"
+  [ $rc -eq 124 ] && stuck=$((stuck + 1))
+  if [ "$pass" -ne "$survivors" ]; then
+    grep -v "PMIX ERROR" "$out" | tail -30
+    fail "run $run"
+  fi
+  awk -v d="${det:-99}" 'BEGIN { exit !(d + 0 <= 7) }' || fail "run $run: a survivor took $det s to see the failure"
+done
+echo "PASS: $runs runs at $np ranks ($channel); mpirun stuck in Open MPI's MPI_Finalize after $stuck of them"

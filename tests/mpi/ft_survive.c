@@ -1,0 +1,186 @@
+/* duct-ft-survive: a loop of DUCT_Allreduce on MPI_COMM_WORLD (errors
+ * returned) while ranks die; the survivors shrink and go on.
+ *
+ *   duct-ft-survive [-c COUNT] [-i ITERS] [-k R1,R2,...] [-a ITER] [-s RANK] [-n AFTER]
+ *
+ *   -c  doubles per allreduce (default 131072: 1 MiB)
+ *   -i  iterations of the loop (default 200)
+ *   -k  ranks that kill themselves (SIGKILL) at iteration -a; none: an
+ *       outside killer (the netns test) does it
+ *   -a  the iteration (default 20)
+ *   -s  a rank that dies during the shrink instead of shrinking (after
+ *       sleeping 0-20 ms, chosen by its rank and the time)
+ *   -n  after shrinking, this many allreduces on the survivors' communicator
+ *       (default 10), each checked against MPI_Allreduce on the same inputs
+ *       over the same communicator
+ *   -w  milliseconds to wait before MPI_Finalize (default 0)
+ *
+ * Every survivor prints
+ *   rank R: error CLASS after I iterations, T s after the kill
+ *   rank R: shrink to N ranks took T s
+ *   rank R: PASS (N allreduces on the survivors exact)
+ * where the kill time is the earliest kill time a victim wrote to
+ * $FT_KILL_FILE (CLOCK_REALTIME, same machine or netns). Exit 0 on PASS,
+ * 1 on a wrong result or an unexpected error. */
+#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "duct/duct.h"
+
+static double now_real(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static const char* class_name(int rc) {
+  int cls = 0;
+  MPI_Error_class(rc, &cls);
+  static const struct {
+    DUCT_Errclass e;
+    const char* name;
+  } names[] = {{DUCT_ERRCLASS_PEER_FAILED, "PEER_FAILED"}, {DUCT_ERRCLASS_REVOKED, "REVOKED"},
+               {DUCT_ERRCLASS_TIMEOUT, "TIMEOUT"}, {DUCT_ERRCLASS_UCX, "UCX"}, {DUCT_ERRCLASS_MPI, "MPI"}};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+    if (cls == DUCT_Error_class(names[i].e)) return names[i].name;
+  return "OTHER";
+}
+
+static void record_kill(void) {
+  const char* f = getenv("FT_KILL_FILE");
+  if (!f) return;
+  FILE* fp = fopen(f, "a");
+  if (!fp) return;
+  fprintf(fp, "%.6f\n", now_real());
+  fclose(fp);
+}
+
+static double kill_time(void) {
+  const char* f = getenv("FT_KILL_FILE");
+  double t = 0, best = 0;
+  FILE* fp = f ? fopen(f, "r") : NULL;
+  if (!fp) return 0;
+  while (fscanf(fp, "%lf", &t) == 1)
+    if (best == 0 || t < best) best = t;
+  fclose(fp);
+  return best;
+}
+
+static int in_list(const char* list, int r) {
+  if (!list) return 0;
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", list);
+  for (char* t = strtok(buf, ","); t; t = strtok(NULL, ","))
+    if (atoi(t) == r) return 1;
+  return 0;
+}
+
+static void fill(double* v, int count, int rank, int iter) {
+  for (int i = 0; i < count; ++i) v[i] = (double)((rank + 1) * 7 + iter * 3 + i % 97);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int count = 131072, iters = 200, at = 20, shrink_victim = -1, after = 10, linger_ms = 0;
+  const char* victims = NULL;
+  int opt;
+  while ((opt = getopt(argc, argv, "c:i:k:a:s:n:w:")) != -1) {
+    switch (opt) {
+      case 'c': count = atoi(optarg); break;
+      case 'i': iters = atoi(optarg); break;
+      case 'k': victims = optarg; break;
+      case 'a': at = atoi(optarg); break;
+      case 's': shrink_victim = atoi(optarg); break;
+      case 'n': after = atoi(optarg); break;
+      case 'w': linger_ms = atoi(optarg); break;
+      default: fprintf(stderr, "usage: see the source\n"); MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+  }
+  double* in = malloc(sizeof(double) * (size_t)count);
+  double* out = malloc(sizeof(double) * (size_t)count);
+  double* ref = malloc(sizeof(double) * (size_t)count);
+  int rc = MPI_SUCCESS, it = 0;
+  for (it = 0; it < iters; ++it) {
+    if (it == at && in_list(victims, rank)) {
+      record_kill();
+      raise(SIGKILL);
+    }
+    fill(in, count, rank, it);
+    rc = DUCT_Allreduce(in, out, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS) break;
+  }
+  const double t_err = now_real();
+  if (rc == MPI_SUCCESS) {
+    printf("rank %d: no failure in %d iterations\n", rank, iters);
+    fflush(stdout);
+    MPI_Finalize();
+    return 0;
+  }
+  const double killed = kill_time();
+  printf("rank %d: error %s after %d iterations, %.3f s after the kill\n", rank, class_name(rc), it,
+         killed > 0 ? t_err - killed : -1.0);
+  fflush(stdout);
+
+  if (rank == shrink_victim) {
+    usleep((useconds_t)((rank * 7919 + (long)(now_real() * 1e6)) % 20000));
+    record_kill();
+    raise(SIGKILL);
+  }
+  MPI_Comm nc = MPI_COMM_NULL;
+  const double t0 = MPI_Wtime();
+  rc = DUCT_Comm_shrink(MPI_COMM_WORLD, &nc);
+  const double took = MPI_Wtime() - t0;
+  if (rc != MPI_SUCCESS) {
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    printf("rank %d: FAIL: DUCT_Comm_shrink: %s\n", rank, msg);
+    fflush(stdout);
+    return 1;
+  }
+  int nsize = 0, nrank = 0;
+  MPI_Comm_size(nc, &nsize);
+  MPI_Comm_rank(nc, &nrank);
+  MPI_Group failed;
+  DUCT_Comm_get_failed(MPI_COMM_WORLD, &failed);
+  int nfailed = 0;
+  MPI_Group_size(failed, &nfailed);
+  if (failed != MPI_GROUP_EMPTY) MPI_Group_free(&failed);
+  printf("rank %d: shrink to %d ranks took %.3f s (failed set of %d)\n", rank, nsize, took, nfailed);
+  fflush(stdout);
+  int bad = nsize + nfailed != size;
+  for (int j = 0; j < after && !bad; ++j) {
+    fill(in, count, nrank, 1000 + j);
+    rc = DUCT_Allreduce(in, out, count, MPI_DOUBLE, MPI_SUM, nc);
+    if (rc != MPI_SUCCESS) {
+      printf("rank %d: FAIL: allreduce %d on the survivors returned %s\n", rank, j, class_name(rc));
+      bad = 1;
+      break;
+    }
+    MPI_Allreduce(in, ref, count, MPI_DOUBLE, MPI_SUM, nc);
+    if (memcmp(out, ref, sizeof(double) * (size_t)count) != 0) {
+      printf("rank %d: FAIL: allreduce %d on the survivors differs from MPI_Allreduce\n", rank, j);
+      bad = 1;
+    }
+  }
+  if (!bad) printf("rank %d: PASS (%d allreduces on the survivors exact)\n", rank, after);
+  fflush(stdout);
+  MPI_Comm_free(&nc);
+  if (linger_ms > 0) usleep((useconds_t)linger_ms * 1000);
+  free(in);
+  free(out);
+  free(ref);
+  MPI_Finalize();
+  return bad;
+}
