@@ -7,6 +7,7 @@
 #include <mutex>
 #include <set>
 
+#include "coll/ft.hpp"
 #include "core/config.hpp"
 #include "core/log.hpp"
 
@@ -156,10 +157,7 @@ void Pending::complete(Status st) {
 void PendingOps::finish(Pending* p, Status st) {
   if (p->ctx_) {
     Context& c = *p->ctx_;
-    if (!st && c.failed.is_ok() && !refused_capture(p->args_, st)) {
-      c.failed = st;
-      c.failed.context("an earlier collective on this communicator failed");
-    }
+    if (!st && c.failed.is_ok() && !refused_capture(p->args_, st)) fail_context(c, st);
     if (!c.queue.empty() && c.queue.front() == p) c.queue.pop_front();
     // The context may go (MPI_Comm_free) while the request is still held.
     p->ctx_ = nullptr;
@@ -276,6 +274,7 @@ std::uint64_t progress_pending() {
     }
     bool done = false;
     if (st) st = p->task_->progress(&done);
+    if (st && !done && look && c.ft) st = ft::watch(*c.ft);  // DUCT_FT: revoked, or a rank died
     if (st && !done) {
       const std::uint64_t a = p->task_->activity();
       if (a != p->activity_) {

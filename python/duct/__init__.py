@@ -40,6 +40,14 @@ handler to return (MPI.ERRORS_RETURN, mpi4py's default); under
 MPI.ERRORS_ARE_FATAL an error aborts the job, as in C. Arguments the binding
 checks itself (an array too small for the counts, a non-contiguous array, an
 unsupported dtype) raise ValueError or TypeError before anything moves.
+
+Surviving a failed rank (DUCT_FT=1, launched with duct-run --ft): a
+collective that finds a dead rank raises duct.PeerFailedError (or
+TimeoutError) and revokes the communicator, so the other survivors' calls
+raise duct.RevokedError; duct.shrink(comm) then returns an mpi4py
+communicator of the survivors (duct.revoke, is_revoked, get_failed and
+agree are the other calls of include/duct/duct.h's fault-tolerance
+section).
 """
 
 import ctypes
@@ -58,6 +66,7 @@ __all__ = [
     'iallreduce', 'ireduce', 'ibcast', 'iallgather', 'iallgatherv', 'igather', 'igatherv', 'iscatter',
     'iscatterv', 'ialltoall', 'ialltoallv', 'ireduce_scatter', 'ireduce_scatter_block', 'ibarrier',
     'Request', 'waitall', 'Error', 'cuda_support', 'library_path', 'IN_PLACE', 'on_stream',
+    'revoke', 'is_revoked', 'get_failed', 'agree', 'shrink',
 ]
 
 IN_PLACE = MPI.IN_PLACE
@@ -679,3 +688,59 @@ def ireduce_scatter(sendbuf, recvbuf, recvcounts, op=MPI.SUM, comm=None):
 def ibarrier(comm=None):
     """Nonblocking barrier(); returns a Request."""
     return _barrier(comm, True)
+
+
+# ---- fault tolerance (DUCT_FT=1; include/duct/duct.h) ----------------------------
+
+def _call(name, *args):
+    rc = _fn[name](*args)
+    if rc:
+        _raise(rc)
+
+
+def revoke(comm=None):
+    """Revoke `comm` for every rank (DUCT_Comm_revoke): every pending and
+    later duct call on it, on every survivor, raises duct.RevokedError."""
+    _call('Comm_revoke', MPI._handleof(_comm(comm)))
+
+
+def is_revoked(comm=None):
+    """Whether `comm` is revoked as far as this rank knows (DUCT_Comm_is_revoked)."""
+    flag = ctypes.c_int(0)
+    _call('Comm_is_revoked', MPI._handleof(_comm(comm)), ctypes.byref(flag))
+    return bool(flag.value)
+
+
+def get_failed(comm=None):
+    """The ranks of `comm` this process knows to have failed, in rank order
+    (DUCT_Comm_get_failed; after agree() the agreed set on every survivor)."""
+    comm = _comm(comm)
+    group = MPI.Group()
+    _call('Comm_get_failed', MPI._handleof(comm), MPI._addressof(group))
+    if group == MPI.GROUP_EMPTY:
+        return []
+    whole = comm.Get_group()
+    try:
+        return sorted(MPI.Group.Translate_ranks(group, list(range(group.Get_size())), whole))
+    finally:
+        whole.Free()
+        group.Free()
+
+
+def agree(flag, comm=None):
+    """Fault-tolerant agreement over the survivors of `comm`
+    (DUCT_Comm_agree): the bitwise AND of every survivor's `flag` (an int),
+    the same on every survivor. Collective over the survivors."""
+    v = ctypes.c_int(int(flag))
+    _call('Comm_agree', MPI._handleof(_comm(comm)), ctypes.byref(v))
+    return v.value
+
+
+def shrink(comm=None):
+    """A new mpi4py communicator of the survivors of `comm`, in rank order,
+    with duct set up on it (DUCT_Comm_shrink). Collective over the
+    survivors; `comm` stays revoked (free it)."""
+    comm = _comm(comm)
+    new = MPI.Intracomm()
+    _call('Comm_shrink', MPI._handleof(comm), MPI._addressof(new))
+    return new

@@ -113,9 +113,10 @@ class DuctWork(_Work):
     call's error; is_completed() and get_future() as torch documents (the
     future's value is the list of output tensors)."""
 
-    def __init__(self, future, call, rank):
+    def __init__(self, outcome, call, rank):
         super().__init__()
-        self._future = future
+        self._outcome = outcome
+        self._future = outcome.future
         self._call = call
         self._rank = rank
         self._source = -1
@@ -127,10 +128,9 @@ class DuctWork(_Work):
             # current stream waits for it; the host does not.
             torch.cuda.current_stream().wait_event(self._event)
             return True
-        try:
-            self._future.wait()
-        except Exception as e:
-            raise _annotate(e, self._call, self._rank) from None
+        self._future.wait()
+        if self._outcome.error is not None:
+            raise _annotate(self._outcome.error, self._call, self._rank) from None
         return True
 
     def is_completed(self):
@@ -139,21 +139,13 @@ class DuctWork(_Work):
     def is_success(self):
         if not self._future.done():
             raise RuntimeError(f'{self._call}: is_success() before the call completed')
-        try:
-            self._future.value()
-            return True
-        except Exception:  # noqa: BLE001 -- the question is only whether it failed
-            return False
+        return self._outcome.error is None
 
     def exception(self):
-        try:
-            self._future.value()
-            return None
-        except Exception as e:  # noqa: BLE001
-            return e
+        return self._outcome.error
 
     def get_future(self):
-        return self._future
+        return self._outcome.visible
 
     def result(self):
         """The output tensors (after wait()), as torch's own works give them."""
@@ -165,6 +157,31 @@ class DuctWork(_Work):
 
     def source_rank(self):
         return self._source
+
+
+class _Outcome:
+    """The future of a started call, in two faces. `future` completes with
+    the call's value, or with None when it failed (`error` then holds the
+    exception). `visible` (what get_future() and DDP's comm hooks hand out)
+    completes with the same value, or fails with an error that C++ sees:
+    DDP's reducer reads futures in C++, where an exception given to
+    torch.futures.Future.set_exception() is only a value (the reducer then
+    crashed on it, torch 1.13); a then() callback that raises fails its
+    future in C++ too, so the reducer's wait raises and backward() with it."""
+
+    def __init__(self, device=None):
+        self.future = torch.futures.Future(devices=[device]) if device is not None else torch.futures.Future()
+        self.error = None
+        self.visible = self.future.then(self._value)
+
+    def _value(self, fut):
+        if self.error is not None:
+            raise self.error
+        return fut.value()
+
+    def fail(self, e):
+        self.error = e
+        self.future.set_result(None)
 
 
 def _annotate(e, call, rank):
@@ -189,8 +206,8 @@ class _Completer:
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
-    def submit(self, wait, future, finish):
-        self._todo.put((wait, future, finish))
+    def submit(self, wait, outcome, finish):
+        self._todo.put((wait, outcome, finish))
 
     def close(self):
         if self._thread is not None:
@@ -203,12 +220,14 @@ class _Completer:
             job = self._todo.get()
             if job is None:
                 return
-            wait, future, finish = job
+            wait, outcome, finish = job
             try:
                 wait()
-                future.set_result(finish())
+                value = finish()
             except BaseException as e:  # noqa: BLE001 -- handed to whoever waits on the work
-                future.set_exception(e)
+                outcome.fail(e)
+            else:
+                outcome.future.set_result(value)
 
 
 _groups = weakref.WeakSet()
@@ -268,9 +287,8 @@ class ProcessGroupDuct(dist.ProcessGroup):
         first = outputs[0] if outputs else None
         while isinstance(first, list):  # list forms: [[tensor, ...]]
             first = first[0] if first else None
-        future = torch.futures.Future(devices=[first.device]) if first is not None and first.is_cuda else \
-            torch.futures.Future()
-        work = DuctWork(future, call, self._rank)
+        outcome = _Outcome(first.device if first is not None and first.is_cuda else None)
+        work = DuctWork(outcome, call, self._rank)
 
         def finish():
             for s in staged:
@@ -292,7 +310,7 @@ class ProcessGroupDuct(dist.ProcessGroup):
 
             def done(keep=keep):
                 return outputs
-            self._done.submit(event.synchronize, future, done)
+            self._done.submit(event.synchronize, outcome, done)
             return work
 
         with self._lock:
@@ -306,7 +324,7 @@ class ProcessGroupDuct(dist.ProcessGroup):
             elif req is not None:
                 req.wait()
 
-        self._done.submit(wait, future, finish)
+        self._done.submit(wait, outcome, finish)
         return work
 
     def _check_root(self, root, call):
@@ -330,13 +348,13 @@ class ProcessGroupDuct(dist.ProcessGroup):
         return self._after_all('allreduce_coalesced', works, tensors)
 
     def _after_all(self, call, works, outputs):
-        future = torch.futures.Future()
-        work = DuctWork(future, call, self._rank)
+        outcome = _Outcome()
+        work = DuctWork(outcome, call, self._rank)
 
         def wait():
             for w in works:
                 w.wait()
-        self._done.submit(wait, future, lambda: outputs)
+        self._done.submit(wait, outcome, lambda: outputs)
         return work
 
     def broadcast(self, tensors, opts=None):
@@ -547,17 +565,24 @@ def _mpi4py_buffer(t):
     return [(ctypes.c_char * nbytes).from_address(t.data_ptr()) if nbytes else bytearray(0), nbytes, MPI.BYTE]
 
 
+# The MPI communicator of the default group's ranks: MPI.COMM_WORLD, or
+# after duct.torch.shrink_process_group() the survivors' communicator.
+_base = MPI.COMM_WORLD
+
+
 def create(opts, pg_options=None):
     """The creator torch calls for backend "duct" (extended API: the group's
-    ranks in the default group, which runs on MPI.COMM_WORLD)."""
-    world = MPI.COMM_WORLD
+    ranks in the default group, which runs on MPI.COMM_WORLD, or on the
+    survivors' communicator after duct.torch.shrink_process_group())."""
+    world = _base
     ranks = list(opts.global_ranks_in_group) if opts.global_ranks_in_group else list(range(world.Get_size()))
     if opts.group_size != len(ranks):
         raise RuntimeError(f'duct backend: a group of {opts.group_size} ranks with {len(ranks)} ranks listed')
     if len(ranks) == world.Get_size() and ranks == sorted(ranks):
         if opts.group_rank != world.Get_rank():
             raise RuntimeError(f'duct backend: torch rank {opts.group_rank} is MPI rank {world.Get_rank()}; the '
-                               'default group must number the ranks as MPI.COMM_WORLD does (leave rank and '
+                               'default group must number the ranks as MPI.COMM_WORLD (or the survivors\' '
+                               'communicator) does (leave rank and '
                                'world_size to duct: they come from MPI)')
         comm = world.Dup()
     else:

@@ -42,7 +42,7 @@ import torch.distributed as dist
 from mpi4py import MPI
 
 import duct
-from ._torch_backend import _Completer
+from ._torch_backend import _Completer, _Outcome
 
 
 def init_process_group(backend='gloo', comm=None, master_addr=None, timeout=None):
@@ -62,6 +62,45 @@ def init_process_group(backend='gloo', comm=None, master_addr=None, timeout=None
         url = 'tcp://%s:%s' % _tcp_rendezvous(comm, master_addr)
     kwargs = {} if timeout is None else {'timeout': timeout}
     dist.init_process_group(backend, init_method=url, rank=rank, world_size=size, **kwargs)
+
+
+def world():
+    """The MPI communicator (mpi4py) of the default process group's ranks:
+    MPI.COMM_WORLD, or the survivors' after shrink_process_group()."""
+    from . import _torch_backend
+    return _torch_backend._base
+
+
+def shrink_process_group(timeout=None):
+    """Go on after ranks failed: the default process group (backend "duct")
+    is rebuilt on the survivors and returned.
+
+    Under DUCT_FT=1 (launched with duct-run --ft), a collective of the
+    default group that finds a dead rank fails (duct.PeerFailedError or
+    duct.TimeoutError from work.wait(), which DDP raises from backward())
+    and revokes the group's communicator, so that every other survivor's
+    calls fail too (duct.RevokedError) instead of hanging. Every survivor
+    then calls this (collective over the survivors): duct.shrink() makes the
+    survivors' communicator, the old group is destroyed, and a new default
+    group of the survivors is made on it, in rank order (new ranks and
+    world size: dist.get_rank(), dist.get_world_size()), with a new TCP
+    rendezvous at its rank 0. Make the DDP model again on it (DDP
+    broadcasts rank 0's parameters) and re-shard the data. Process groups
+    made with dist.new_group() on the old group are gone too."""
+    from . import _torch_backend
+    pg = dist.distributed_c10d._get_default_group()
+    if not isinstance(pg, _torch_backend.ProcessGroupDuct):
+        raise RuntimeError('shrink_process_group: the default process group is not duct\'s '
+                           '(dist.init_process_group("duct"))')
+    survivors = duct.shrink(pg.comm)
+    dist.destroy_process_group()
+    pg.close()
+    _torch_backend._base = survivors
+    url = 'tcp://%s:%s' % _tcp_rendezvous(survivors)
+    kwargs = {} if timeout is None else {'timeout': timeout}
+    dist.init_process_group('duct', init_method=url, rank=survivors.Get_rank(), world_size=survivors.Get_size(),
+                            **kwargs)
+    return dist.distributed_c10d._get_default_group()
 
 
 class DuctState:
@@ -89,9 +128,9 @@ class DuctState:
     def submit(self, request, result, finish=None):
         """A Future that the state's thread completes with finish() (default:
         `result`) once `request` (a duct.Request) has completed."""
-        fut = torch.futures.Future(devices=[result.device]) if result.is_cuda else torch.futures.Future()
-        self._done.submit(request.wait, fut, finish or (lambda: result))
-        return fut
+        outcome = _Outcome(result.device if result.is_cuda else None)
+        self._done.submit(request.wait, outcome, finish or (lambda: result))
+        return outcome.visible
 
 
 def allreduce_hook(state, bucket):
@@ -134,17 +173,48 @@ bf16_compress_hook = bfloat16_compress_hook
 
 # ---- the backend -------------------------------------------------------------
 
+def _ipv4_addresses():
+    """This host's IPv4 addresses other than loopback, in interface order."""
+    import fcntl
+    import struct
+    out = []
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        for _, name in socket.if_nameindex():
+            try:
+                packed = fcntl.ioctl(s.fileno(), 0x8915, struct.pack('256s', name[:15].encode()))  # SIOCGIFADDR
+            except OSError:
+                continue
+            addr = socket.inet_ntoa(packed[20:24])
+            if not addr.startswith('127.'):
+                out.append(addr)
+    return out
+
+
+def _resolves(host):
+    try:
+        socket.getaddrinfo(host, None)
+        return True
+    except OSError:
+        return False
+
+
 def _tcp_rendezvous(comm, master_addr=None):
     """(host, port) of a TCP rendezvous at `comm`'s rank 0: a free port there,
     sent to every rank with MPI (collective over comm). host: master_addr, or
-    rank 0's host name (127.0.0.1 for one rank)."""
-    addr = None
+    rank 0's host name (127.0.0.1 for one rank) where this rank resolves it,
+    else rank 0's first IPv4 address that is not loopback (nodes whose
+    names do not resolve on each other, as network namespaces)."""
+    offer = None
     if comm.Get_rank() == 0:
         with socket.socket() as s:
             s.bind(('', 0))
             port = s.getsockname()[1]
-        addr = (master_addr or ('127.0.0.1' if comm.Get_size() == 1 else socket.gethostname()), str(port))
-    return comm.bcast(addr, root=0)
+        host = master_addr or ('127.0.0.1' if comm.Get_size() == 1 else socket.gethostname())
+        offer = (host, str(port), [] if master_addr else _ipv4_addresses())
+    host, port, addrs = comm.bcast(offer, root=0)
+    if not _resolves(host) and addrs:
+        host = addrs[0]
+    return host, port
 
 
 _ENV_FROM_MPI = False   # whether the import set MASTER_ADDR/MASTER_PORT (then not the user's)

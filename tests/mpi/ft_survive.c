@@ -14,6 +14,9 @@
  *       (default 10), each checked against MPI_Allreduce on the same inputs
  *       over the same communicator
  *   -w  milliseconds to wait before MPI_Finalize (default 0)
+ *   -N  the loop's allreduces nonblocking (DUCT_Iallreduce + DUCT_Wait)
+ *   -D  the loop on a duplicate of MPI_COMM_WORLD, shrunk and then freed
+ *       (as torch's process group does), instead of MPI_COMM_WORLD
  *
  * Every survivor prints
  *   rank R: error CLASS after I iterations, T s after the kill
@@ -92,10 +95,10 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  int count = 131072, iters = 200, at = 20, shrink_victim = -1, after = 10, linger_ms = 0;
+  int count = 131072, iters = 200, at = 20, shrink_victim = -1, after = 10, linger_ms = 0, nonblocking = 0, dup = 0;
   const char* victims = NULL;
   int opt;
-  while ((opt = getopt(argc, argv, "c:i:k:a:s:n:w:")) != -1) {
+  while ((opt = getopt(argc, argv, "c:i:k:a:s:n:w:ND")) != -1) {
     switch (opt) {
       case 'c': count = atoi(optarg); break;
       case 'i': iters = atoi(optarg); break;
@@ -104,8 +107,15 @@ int main(int argc, char** argv) {
       case 's': shrink_victim = atoi(optarg); break;
       case 'n': after = atoi(optarg); break;
       case 'w': linger_ms = atoi(optarg); break;
+      case 'N': nonblocking = 1; break;
+      case 'D': dup = 1; break;
       default: fprintf(stderr, "usage: see the source\n"); MPI_Abort(MPI_COMM_WORLD, 2);
     }
+  }
+  MPI_Comm loop = MPI_COMM_WORLD;
+  if (dup) {
+    MPI_Comm_dup(MPI_COMM_WORLD, &loop);
+    MPI_Comm_set_errhandler(loop, MPI_ERRORS_RETURN);
   }
   double* in = malloc(sizeof(double) * (size_t)count);
   double* out = malloc(sizeof(double) * (size_t)count);
@@ -117,7 +127,13 @@ int main(int argc, char** argv) {
       raise(SIGKILL);
     }
     fill(in, count, rank, it);
-    rc = DUCT_Allreduce(in, out, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    if (nonblocking) {
+      MPI_Request req;
+      rc = DUCT_Iallreduce(in, out, count, MPI_DOUBLE, MPI_SUM, loop, &req);
+      if (rc == MPI_SUCCESS) rc = DUCT_Wait(&req, MPI_STATUS_IGNORE);
+    } else {
+      rc = DUCT_Allreduce(in, out, count, MPI_DOUBLE, MPI_SUM, loop);
+    }
     if (rc != MPI_SUCCESS) break;
   }
   const double t_err = now_real();
@@ -139,7 +155,7 @@ int main(int argc, char** argv) {
   }
   MPI_Comm nc = MPI_COMM_NULL;
   const double t0 = MPI_Wtime();
-  rc = DUCT_Comm_shrink(MPI_COMM_WORLD, &nc);
+  rc = DUCT_Comm_shrink(loop, &nc);
   const double took = MPI_Wtime() - t0;
   if (rc != MPI_SUCCESS) {
     char msg[MPI_MAX_ERROR_STRING];
@@ -153,7 +169,7 @@ int main(int argc, char** argv) {
   MPI_Comm_size(nc, &nsize);
   MPI_Comm_rank(nc, &nrank);
   MPI_Group failed;
-  DUCT_Comm_get_failed(MPI_COMM_WORLD, &failed);
+  DUCT_Comm_get_failed(loop, &failed);
   int nfailed = 0;
   MPI_Group_size(failed, &nfailed);
   if (failed != MPI_GROUP_EMPTY) MPI_Group_free(&failed);
@@ -177,6 +193,7 @@ int main(int argc, char** argv) {
   if (!bad) printf("rank %d: PASS (%d allreduces on the survivors exact)\n", rank, after);
   fflush(stdout);
   MPI_Comm_free(&nc);
+  if (dup) MPI_Comm_free(&loop);
   if (linger_ms > 0) usleep((useconds_t)linger_ms * 1000);
   free(in);
   free(out);

@@ -17,4 +17,7 @@ if [ "${NEED_SKLEARN:-0}" = 1 ]; then
   "$py" -c "import sklearn.datasets" 2>/dev/null ||
     { echo "$py has no scikit-learn (apt-get install python3-sklearn): skipped"; exit 77; }
 fi
-exec timeout 900 "$mpirun" -np "$np" -x PYTHONPATH -x DUCT_CHECK -x OMPI_MCA_op -x OMP_NUM_THREADS "$py" "$@"
+ft=""
+[ -n "${DUCT_FT:-}" ] && ft="-x DUCT_FT"
+# shellcheck disable=SC2086
+exec timeout 900 "$mpirun" -np "$np" -x PYTHONPATH -x DUCT_CHECK $ft -x OMPI_MCA_op -x OMP_NUM_THREADS "$py" "$@"
