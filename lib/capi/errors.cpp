@@ -129,6 +129,12 @@ int raise(MPI_Comm comm, const char* call, const Status& st) noexcept {
 #else
   MPI_Comm handler_comm = comm != MPI_COMM_NULL ? comm : MPI_COMM_WORLD;
 #endif
+#ifdef DUCT_SIM
+  // SimGrid's SMPI (3.32) calls a null function for MPI_ERRORS_RETURN in
+  // MPI_Comm_call_errhandler: only a handler that is not it is called.
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  if (MPI_Comm_get_errhandler(handler_comm, &eh) != MPI_SUCCESS || eh == MPI_ERRORS_RETURN) return code;
+#endif
   MPI_Comm_call_errhandler(handler_comm, code);
   return code;
 }

@@ -25,7 +25,7 @@ constexpr int kShrinkTag = 3;
 constexpr std::uint64_t kContrib = 1;
 constexpr std::uint64_t kDecide = 2;
 constexpr double kScanSeconds = 0.010;  // pids of this machine's ranks, while waiting
-constexpr unsigned kPollsPerLook = 256;
+constexpr unsigned kPollsPerLook = 16;  // agreement passes between looks at the clock (each pass yields the core)
 
 // A pass of a wait that found nothing: the core goes to another process
 // (an agreement is rare and its ranks may share cores); under the
@@ -388,8 +388,13 @@ Status shrink(State& s, MPI_Comm user, MPI_Comm* out) {
                       "it is not in the shrunk communicator", config::get().ft_timeout);
   MPI_Group all = MPI_GROUP_NULL, survivors = MPI_GROUP_NULL;
   DUCT_MPI_CHECK(PMPI_Comm_group(s.comm, &all));
-  int rc = PMPI_Group_excl(all, static_cast<int>(failed.size()), failed.data(), &survivors);
-  (void)PMPI_Group_free(&all);
+  int rc = MPI_SUCCESS;
+  if (failed.empty()) {
+    survivors = all;  // (SimGrid's SMPI refuses MPI_Group_excl of no ranks with a null array)
+  } else {
+    rc = PMPI_Group_excl(all, static_cast<int>(failed.size()), failed.data(), &survivors);
+    (void)PMPI_Group_free(&all);
+  }
   if (rc != MPI_SUCCESS) return mpi_error(rc, "MPI_Group_excl");
   rc = PMPI_Comm_create_group(s.comm, survivors, kShrinkTag, out);
   (void)PMPI_Group_free(&survivors);

@@ -137,6 +137,12 @@ int main(int argc, char** argv) {
     if (rc != MPI_SUCCESS) break;
   }
   const double t_err = now_real();
+  // A victim that saw the failure of another victim first still dies (its
+  // node is gone, whatever it saw).
+  if (in_list(victims, rank)) {
+    record_kill();
+    raise(SIGKILL);
+  }
   if (rc == MPI_SUCCESS) {
     printf("rank %d: no failure in %d iterations\n", rank, iters);
     fflush(stdout);
