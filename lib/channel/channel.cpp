@@ -25,6 +25,8 @@ void deactivate(Op* op) noexcept {
   if (it != g_active.end()) g_active.erase(it);
 }
 
+const std::vector<Op*>& active_ops() noexcept { return g_active; }
+
 unsigned progress() {
   // UCX events are not counted: keepalive traffic would look like progress.
   unsigned events = 0;

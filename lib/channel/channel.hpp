@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/status.hpp"
 #include "memory/cuda.hpp"
@@ -113,6 +114,8 @@ bool sends_may_linger() noexcept;
 // Register an operation with the progress engine (channel implementations).
 void activate(Op* op);
 void deactivate(Op* op) noexcept;
+// The multi-stage operations the progress engine advances (activate()).
+const std::vector<Op*>& active_ops() noexcept;
 
 // Pending operations, one per line (for hang reports and SIGUSR1 dumps).
 std::string describe_active();

@@ -27,6 +27,8 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "core/log.hpp"
@@ -107,7 +109,9 @@ class MpiOp final : public Op {
     if (recv_) {
       for (std::size_t i = 0; i < statuses_.size(); ++i) {
         int got = 0;
-        (void)PMPI_Get_count(&statuses_[i], MPI_BYTE, &got);
+        // A request completed by wait_for_any_message() is null here (its
+        // status, empty from PMPI_Testall, was kept aside).
+        (void)PMPI_Get_count(completed_elsewhere(i) ? &waited_[i] : &statuses_[i], MPI_BYTE, &got);
         if (got != expect_[i])
           return make_error(Errc::mismatch, "%s: rank %d sent %d bytes where %d were expected", describe().c_str(),
                             peer_, got, expect_[i]);
@@ -124,7 +128,18 @@ class MpiOp final : public Op {
                      recv_ ? "from" : "to", peer_, tag_);
   }
 
+  // wait_for_any_message(): the pending requests, and the completion of one.
+  std::vector<MPI_Request>& requests() noexcept { return reqs_; }
+  void completed(std::size_t i, const MPI_Status& st) {
+    reqs_[i] = MPI_REQUEST_NULL;
+    if (waited_.size() < reqs_.size()) waited_.resize(reqs_.size());
+    if (done_elsewhere_.size() < reqs_.size()) done_elsewhere_.resize(reqs_.size(), 0);
+    waited_[i] = st;
+    done_elsewhere_[i] = 1;
+  }
+
  private:
+  bool completed_elsewhere(std::size_t i) const { return i < done_elsewhere_.size() && done_elsewhere_[i]; }
   bool recv_;
   void* user_;
   std::size_t bytes_;
@@ -133,9 +148,35 @@ class MpiOp final : public Op {
   std::vector<int> expect_;
   std::vector<MPI_Status> statuses_;  // PMPI_Testall's, kept so that a poll allocates nothing
   std::vector<char> staged_;
+  std::vector<MPI_Status> waited_;          // statuses of requests completed by wait_for_any_message()
+  std::vector<std::uint8_t> done_elsewhere_;
 };
 
 }  // namespace
+
+bool wait_for_any_message() {
+  thread_local std::vector<MPI_Request> all;
+  thread_local std::vector<std::pair<MpiOp*, std::size_t>> where;
+  all.clear();
+  where.clear();
+  for (Op* op : active_ops()) {
+    auto* m = dynamic_cast<MpiOp*>(op);
+    if (!m) continue;
+    std::vector<MPI_Request>& r = m->requests();
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      if (r[i] == MPI_REQUEST_NULL) continue;
+      all.push_back(r[i]);
+      where.emplace_back(m, i);
+    }
+  }
+  if (all.empty()) return false;
+  int index = MPI_UNDEFINED;
+  MPI_Status st;
+  if (PMPI_Waitany(static_cast<int>(all.size()), all.data(), &index, &st) != MPI_SUCCESS) return false;
+  if (index == MPI_UNDEFINED) return false;
+  where[static_cast<std::size_t>(index)].first->completed(where[static_cast<std::size_t>(index)].second, st);
+  return true;
+}
 
 bool mpi_cuda_aware() noexcept {
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT

@@ -12,6 +12,13 @@ namespace duct::channel {
 // (MPIX_Query_cuda_support, where the library has it).
 bool mpi_cuda_aware() noexcept;
 
+// Block until one MPI request of the mpi channel's pending operations
+// completes (PMPI_Waitany), and hand its completion to its operation.
+// False when none is pending. For the simulation build, whose waits have
+// nothing but these messages to wait for: one blocking call instead of a
+// poll per 50 ns of simulated time.
+bool wait_for_any_message();
+
 class MpiChannel : public Channel {
  public:
   // `comm`: duct's duplicate of the user's communicator (owned by the

@@ -16,6 +16,9 @@
 #include "coll/context.hpp"
 #include "coll/ft.hpp"
 #include "coll/nonblocking.hpp"
+#ifdef DUCT_SIM
+#include "channel/mpi_channel.hpp"
+#endif
 #include "core/config.hpp"
 #include "core/log.hpp"
 
@@ -214,12 +217,17 @@ constexpr unsigned kIdlePollsBeforeYield = 4;
 constexpr double kSimPollSeconds = 50e-9;
 inline void sim_pause() { smpi_execute(kSimPollSeconds); }
 #endif
-inline void idle_pass(bool give_core, unsigned* idle) {
+// `moved`: the pass before made progress. Under the simulation build a pass
+// that moved nothing blocks until one of the mpi channel's messages
+// completes (nothing else can move a simulated rank), else it is a pause.
+inline void idle_pass(bool give_core, unsigned* idle, bool moved = false) {
 #ifdef DUCT_SIM
   (void)give_core;
   (void)idle;
-  sim_pause();
+  if (moved) return;
+  if (!channel::wait_for_any_message()) sim_pause();
 #else
+  (void)moved;
   if (give_core && ++*idle >= kIdlePollsBeforeYield) {
     sched_yield();
     *idle = 0;
@@ -327,6 +335,16 @@ Status wait_setup(MPI_Request* req, const Describe& doing, const Describe& waiti
   Running running;
   unsigned dump_seen = g_dump_gen.load(std::memory_order_relaxed);
   const clock::time_point started = clock::now();
+#ifdef DUCT_SIM
+  // Simulated ranks wait for nothing else: block (SimGrid finds deadlocks).
+  (void)timeout;
+  (void)dump_seen;
+  (void)started;
+  (void)buffers;
+  (void)yield;
+  const int wrc = PMPI_Wait(req, MPI_STATUS_IGNORE);
+  return wrc == MPI_SUCCESS ? Status::ok() : mpi_error(wrc, waiting_for().c_str()).context(doing().c_str());
+#endif
   for (unsigned polls = 1;; ++polls) {
     int flag = 0;
     int rc = PMPI_Test(req, &flag, MPI_STATUS_IGNORE);
@@ -416,17 +434,21 @@ class Watch {
  public:
   // `ctx`: the communicator waited on, whose revocation and failed ranks
   // are looked at under DUCT_FT (coll/ft.hpp); may be null.
+  // A rank that gives its core away on every idle poll (an oversubscribed
+  // node) looks every 16 polls: 256 yields at 3 ranks per core took 0.1 s,
+  // which a dead peer's detection (DUCT_FT) waited out.
   explicit Watch(Context* ctx)
       : timeout_(config::get().wait_timeout()),
         dump_seen_(g_dump_gen.load(std::memory_order_relaxed)),
-        ft_(ctx && ctx->ft ? ctx : nullptr) {}
+        ft_(ctx && ctx->ft ? ctx : nullptr),
+        every_(ctx && ctx->yield ? kPollsPerClockRead / 16 : kPollsPerClockRead) {}
   // `activity` grows whenever the wait moved; `what()` says what it waits
   // for (built only for a dump or the timeout's message). An error when
   // nothing moved for DUCT_TIMEOUT seconds.
   template <class What>
   Status check(std::uint64_t activity, What&& what) {
     const bool dump_now = g_dump_gen.load(std::memory_order_relaxed) != dump_seen_;
-    if (!((timeout_ > 0 && ++polls_ >= kPollsPerClockRead) || dump_now)) return Status::ok();
+    if (!((timeout_ > 0 && ++polls_ >= every_) || dump_now)) return Status::ok();
     polls_ = 0;
     if (ft_) DUCT_TRY(ft::watch(*ft_->ft));
     const clock::time_point now = clock::now();
@@ -461,6 +483,7 @@ class Watch {
   clock::time_point started_{}, last_move_{};
   bool clock_started_ = false;
   Context* ft_;
+  unsigned every_;
 };
 
 }  // namespace
@@ -495,8 +518,9 @@ Status run(Context& ctx, Task& task) {
   Watch watch(&ctx);
   unsigned idle = 0, polls = 0;
   while (st && !done) {
+    const std::uint64_t before = task.activity();
     st = step(task, &done, m);
-    idle_pass(ctx.yield, &idle);
+    idle_pass(ctx.yield, &idle, task.activity() != before);
     if (++polls % kPollsPerMpiPoke == 0) poke_mpi();
     if (st && !done) st = watch.check(task.activity(), [&] { return task.describe(); });
   }
@@ -521,8 +545,9 @@ Status Spinner::wait(Waitable& w) {
     w.poll(&ready);
     if (ready) return std::move(w.status);
     if (any_pending()) progress_pending();
-    activity_ += channel::progress();
-    idle_pass(yield_, &idle);
+    const unsigned moved = channel::progress();
+    activity_ += moved;
+    idle_pass(yield_, &idle, moved != 0);
     if (++polls % kPollsPerMpiPoke == 0) poke_mpi();
     DUCT_TRY(watch.check(activity_, [&] {
       return strprintf("%s: waiting for %s", describe_task(info_).c_str(), w.describe().c_str());
