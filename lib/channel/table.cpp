@@ -158,7 +158,7 @@ Status ChannelSet::create(MPI_Comm comm, const Topology& topo, std::uint32_t cid
   buf->local = local;
   buf->infos.resize(static_cast<size_t>(n));
   MPI_Request req;
-  DUCT_MPI_CHECK(PMPI_Iallgather(&buf->local, sizeof(PeerInfo), MPI_BYTE, buf->infos.data(), sizeof(PeerInfo),
+  DUCT_MPI_CHECK(setup_mpi::Iallgather(&buf->local, sizeof(PeerInfo), MPI_BYTE, buf->infos.data(), sizeof(PeerInfo),
                                  MPI_BYTE, comm, &req));
   DUCT_TRY(wait(&req, "MPI_Iallgather of the ranks' transport facts", buf));
   auto set = std::make_unique<ChannelSet>();
@@ -207,7 +207,7 @@ Status ChannelSet::create(MPI_Comm comm, const Topology& topo, std::uint32_t cid
     }
     buf->addrs.resize(static_cast<size_t>(total));
     buf->mine.assign(w->address().begin(), w->address().end());
-    DUCT_MPI_CHECK(PMPI_Iallgatherv(buf->mine.data(), static_cast<int>(buf->mine.size()), MPI_BYTE,
+    DUCT_MPI_CHECK(setup_mpi::Iallgatherv(buf->mine.data(), static_cast<int>(buf->mine.size()), MPI_BYTE,
                                     buf->addrs.data(), buf->lens.data(), buf->displs.data(), MPI_BYTE, comm, &req));
     DUCT_TRY(wait(&req, "MPI_Iallgatherv of the UCX worker addresses", buf));
   }

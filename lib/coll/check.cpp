@@ -169,7 +169,7 @@ Status check_call(Context& ctx, const CollArgs& a) {
   b->all.resize(static_cast<std::size_t>(n));
   const std::vector<Sig>& all = b->all;
   MPI_Request req;
-  DUCT_MPI_CHECK(PMPI_Iallgather(&b->mine, sizeof(Sig), MPI_BYTE, b->all.data(), sizeof(Sig), MPI_BYTE, ctx.comm,
+  DUCT_MPI_CHECK(setup_mpi::Iallgather(&b->mine, sizeof(Sig), MPI_BYTE, b->all.data(), sizeof(Sig), MPI_BYTE, ctx.comm,
                                  &req));
   DUCT_TRY(wait_mpi(&req, "the signature exchange (MPI_Iallgather)"));
 
@@ -204,7 +204,7 @@ Status check_call(Context& ctx, const CollArgs& a) {
         if (got != expected) v = {1, r, a.root, got, expected};
       }
     }
-    DUCT_MPI_CHECK(PMPI_Ibcast(&v, sizeof v, MPI_BYTE, a.root, ctx.comm, &req));
+    DUCT_MPI_CHECK(setup_mpi::Ibcast(&v, sizeof v, MPI_BYTE, a.root, ctx.comm, &req));
     DUCT_TRY(wait_mpi(&req, "the counts check (MPI_Ibcast)"));
     if (v.bad)
       return make_error(Errc::mismatch,
@@ -219,7 +219,7 @@ Status check_call(Context& ctx, const CollArgs& a) {
     got.resize(static_cast<std::size_t>(n));
     for (int r = 0; r < n; ++r)
       sends[static_cast<std::size_t>(r)] = static_cast<std::int64_t>(a.send_layout.len[static_cast<std::size_t>(r)]);
-    DUCT_MPI_CHECK(PMPI_Ialltoall(sends.data(), 1, MPI_INT64_T, got.data(), 1, MPI_INT64_T, ctx.comm, &req));
+    DUCT_MPI_CHECK(setup_mpi::Ialltoall(sends.data(), 1, MPI_INT64_T, got.data(), 1, MPI_INT64_T, ctx.comm, &req));
     DUCT_TRY(wait_mpi(&req, "the counts check (MPI_Ialltoall)"));
     Verdict& mine_v = b->mine_v;
     mine_v = {0, me, 0, 0, 0};
@@ -229,7 +229,7 @@ Status check_call(Context& ctx, const CollArgs& a) {
     }
     std::vector<Verdict>& verdicts = b->verdicts;
     verdicts.resize(static_cast<std::size_t>(n));
-    DUCT_MPI_CHECK(PMPI_Iallgather(&mine_v, sizeof(Verdict), MPI_BYTE, verdicts.data(), sizeof(Verdict), MPI_BYTE,
+    DUCT_MPI_CHECK(setup_mpi::Iallgather(&mine_v, sizeof(Verdict), MPI_BYTE, verdicts.data(), sizeof(Verdict), MPI_BYTE,
                                    ctx.comm, &req));
     DUCT_TRY(wait_mpi(&req, "the counts check (MPI_Iallgather)"));
     for (const Verdict& x : verdicts)

@@ -263,7 +263,7 @@ Status Runtime::agree_cid(MPI_Comm comm, std::uint32_t* cid, bool local_ok, bool
   *all_ok = true;
   for (unsigned tries = 0; tries < channel::ucx::kMaxCid; ++tries) {
     MPI_Request req;
-    DUCT_MPI_CHECK(PMPI_Iallreduce(b->mine, b->max, tries == 0 ? 2 : 1, MPI_UINT32_T, MPI_MAX, comm, &req));
+    DUCT_MPI_CHECK(setup_mpi::Iallreduce(b->mine, b->max, tries == 0 ? 2 : 1, MPI_UINT32_T, MPI_MAX, comm, &req));
     DUCT_TRY(wait(&req, "MPI_Iallreduce of the communicator id", b));
     if (tries == 0 && b->max[1] != 0) {
       *all_ok = false;
@@ -275,7 +275,7 @@ Status Runtime::agree_cid(MPI_Comm comm, std::uint32_t* cid, bool local_ok, bool
     // it taken. Given back if another rank has it in use.
     const bool reserved = cids_.insert(b->max[0]).second;
     b->is_free = reserved;
-    DUCT_MPI_CHECK(PMPI_Iallreduce(MPI_IN_PLACE, &b->is_free, 1, MPI_INT, MPI_LAND, comm, &req));
+    DUCT_MPI_CHECK(setup_mpi::Iallreduce(MPI_IN_PLACE, &b->is_free, 1, MPI_INT, MPI_LAND, comm, &req));
     // A wait that gives up keeps the reservation: the other ranks may still
     // agree on the id and use it.
     DUCT_TRY(wait(&req, "MPI_Iallreduce of the communicator id", b));
@@ -420,7 +420,7 @@ Status Runtime::setup_context(Context& c, MPI_Comm comm, int me, int n, const Mp
   // communicator.
   {
     MPI_Request req;
-    DUCT_MPI_CHECK(PMPI_Ibarrier(comm, &req));
+    DUCT_MPI_CHECK(setup_mpi::Ibarrier(comm, &req));
     const std::string waiting =
         n == 2 ? strprintf("rank %d to call a duct collective on it (MPI_Ibarrier)", 1 - me)
                : strprintf("ranks %s to arrive: at least one of them has not called a duct collective on it "
@@ -456,7 +456,7 @@ Status Runtime::setup_context(Context& c, MPI_Comm comm, int me, int n, const Mp
   // one node the shared-memory segment's exchanges below do the same.
   if (c.topo.num_nodes > 1) {
     MPI_Request req;
-    DUCT_MPI_CHECK(PMPI_Ibarrier(comm, &req));
+    DUCT_MPI_CHECK(setup_mpi::Ibarrier(comm, &req));
     DUCT_TRY(wait(&req, "MPI_Ibarrier after every rank's endpoints", nullptr));
   }
 #ifdef DUCT_SIM

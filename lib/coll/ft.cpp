@@ -121,6 +121,21 @@ void pump(State& s) {
   }
 }
 
+// An agreement pass that found nothing to do: the core goes to another
+// process; under the simulation build, whose ranks wait for nothing but
+// messages, the rank blocks until the next agreement message arrives.
+void idle(State& s) {
+#ifdef DUCT_SIM
+  MPI_Status status;
+  if (s.agree_req != MPI_REQUEST_NULL && PMPI_Wait(&s.agree_req, &status) == MPI_SUCCESS) {
+    s.inbox.emplace_back(status.MPI_SOURCE, std::move(s.agree_in));
+    post_agree(s);
+    return;
+  }
+#endif
+  pause_a_moment();
+}
+
 // Look at the pids of this machine's ranks; the newly dead, in rank order.
 std::vector<int> scan(State& s) {
   std::vector<int> gone;
@@ -198,7 +213,7 @@ Status attach(int me, int n_ranks, MPI_Comm comm, const MpiWait& wait, std::uniq
 #endif
   {
     MPI_Request req;
-    DUCT_MPI_CHECK(PMPI_Iallgather(&mine, sizeof(Row), MPI_BYTE, rows->data(), sizeof(Row), MPI_BYTE, s->comm, &req));
+    DUCT_MPI_CHECK(setup_mpi::Iallgather(&mine, sizeof(Row), MPI_BYTE, rows->data(), sizeof(Row), MPI_BYTE, s->comm, &req));
     DUCT_TRY(wait(&req, "MPI_Iallgather of the pids for fault tolerance (DUCT_FT=1)", rows));
   }
   s->pid.resize(n);
@@ -354,7 +369,7 @@ Status agree(State& s, int* flag, std::vector<int>* failed_out) {
                   "as failed", s.me, k, coord, waited);
       }
     }
-    pause_a_moment();
+    idle(s);
   }
 
   // Flood the decision to every survivor before returning (coll/ft.hpp).

@@ -59,7 +59,7 @@ Status build_topology(MPI_Comm comm, Topology* out, const MpiWait& wait) {
   std::snprintf(buf->mine.boot_id, sizeof buf->mine.boot_id, "%s", boot_id().c_str());
   buf->rows.resize(static_cast<size_t>(t.size));
   MPI_Request req;
-  DUCT_MPI_CHECK(PMPI_Iallgather(&buf->mine, sizeof(Row), MPI_BYTE, buf->rows.data(), sizeof(Row), MPI_BYTE, comm,
+  DUCT_MPI_CHECK(setup_mpi::Iallgather(&buf->mine, sizeof(Row), MPI_BYTE, buf->rows.data(), sizeof(Row), MPI_BYTE, comm,
                                  &req));
   DUCT_TRY(wait(&req, "MPI_Iallgather of the hostnames", buf));
   const std::vector<Row>& rows = buf->rows;

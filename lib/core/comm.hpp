@@ -65,6 +65,65 @@ struct Topology {
 using MpiWait = std::function<Status(MPI_Request* req, const char* what, std::shared_ptr<void> buffers)>;
 Status mpi_wait(MPI_Request* req, const char* what, std::shared_ptr<void> buffers);
 
+// The nonblocking collectives of duct's setup exchanges (context creation,
+// DUCT_CHECK's comparison): the MPI library's, except under the simulation
+// build, where each is the blocking collective and the request is
+// MPI_REQUEST_NULL. SimGrid's SMPI (3.32) runs a nonblocking collective as
+// one message per pair of ranks, and its bookkeeping of completed messages
+// made a 128-rank context set-up take seconds of real time; a simulated
+// rank waits for the request at once anyway (coll::wait_setup).
+namespace setup_mpi {
+#ifdef DUCT_SIM
+inline int Iallgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm c,
+                      MPI_Request* q) {
+  *q = MPI_REQUEST_NULL;
+  return PMPI_Allgather(s, sc, st, r, rc, rt, c);
+}
+inline int Iallgatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
+                       MPI_Comm c, MPI_Request* q) {
+  *q = MPI_REQUEST_NULL;
+  return PMPI_Allgatherv(s, sc, st, r, rc, d, rt, c);
+}
+inline int Iallreduce(const void* s, void* r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c, MPI_Request* q) {
+  *q = MPI_REQUEST_NULL;
+  return PMPI_Allreduce(s, r, n, t, op, c);
+}
+inline int Ibarrier(MPI_Comm c, MPI_Request* q) {
+  *q = MPI_REQUEST_NULL;
+  return PMPI_Barrier(c);
+}
+inline int Ibcast(void* b, int n, MPI_Datatype t, int root, MPI_Comm c, MPI_Request* q) {
+  *q = MPI_REQUEST_NULL;
+  return PMPI_Bcast(b, n, t, root, c);
+}
+inline int Ialltoall(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm c,
+                     MPI_Request* q) {
+  *q = MPI_REQUEST_NULL;
+  return PMPI_Alltoall(s, sc, st, r, rc, rt, c);
+}
+#else
+inline int Iallgather(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm c,
+                      MPI_Request* q) {
+  return PMPI_Iallgather(s, sc, st, r, rc, rt, c, q);
+}
+inline int Iallgatherv(const void* s, int sc, MPI_Datatype st, void* r, const int* rc, const int* d, MPI_Datatype rt,
+                       MPI_Comm c, MPI_Request* q) {
+  return PMPI_Iallgatherv(s, sc, st, r, rc, d, rt, c, q);
+}
+inline int Iallreduce(const void* s, void* r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c, MPI_Request* q) {
+  return PMPI_Iallreduce(s, r, n, t, op, c, q);
+}
+inline int Ibarrier(MPI_Comm c, MPI_Request* q) { return PMPI_Ibarrier(c, q); }
+inline int Ibcast(void* b, int n, MPI_Datatype t, int root, MPI_Comm c, MPI_Request* q) {
+  return PMPI_Ibcast(b, n, t, root, c, q);
+}
+inline int Ialltoall(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm c,
+                     MPI_Request* q) {
+  return PMPI_Ialltoall(s, sc, st, r, rc, rt, c, q);
+}
+#endif
+}  // namespace setup_mpi
+
 // Collective over `comm` (one MPI_Iallgather, completed through `wait`).
 // A node is the ranks with one host name and one boot id: the host names
 // are those the MPI library gives (the launcher's node names; network
