@@ -14,9 +14,9 @@ for n in "$@"; do
   for c in allreduce reduce_scatter allgather bcast; do
     for sel in ompi mpich mvapich2; do
       f=$out/n$n-$c-$sel.txt
-      echo "# duct-sim run -np $n -s $sel -- -d host -C $c -b 8 -e 16M -f 8 -n 2 -w 1 -m 0" > "$f"
+      echo "# duct-sim run -np $n -s $sel -- -d host -C $c -b 8 -e 16M -f 8 -n 2 -w 1" > "$f"
       /usr/bin/time -f "# real %e s" "$here/mpi_launch_scripts/duct-sim" run -np "$n" -s "$sel" -- \
-        -d host -C "$c" -b 8 -e 16M -f 8 -n 2 -w 1 -m 0 >> "$f" 2>&1
+        -d host -C "$c" -b 8 -e 16M -f 8 -n 2 -w 1 >> "$f" 2>&1
     done
   done
 done
