@@ -143,7 +143,18 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // against 103-106 (32 KiB: shm 3.8 against 4.8); allgather 128 KiB ring
 // 9.5-10.2 against 10.3-10.7, 256 KiB 16.2-16.8 against 19.5-19.7 (64 KiB:
 // shm 5.9-6.0 against 6.5).
+// One rank per node on 9 or more nodes, allreduce: recursive doubling below
+// 64 KiB, then Rabenseifner's reduce-scatter + allgather, where the rules
+// above took hierarchical, whose leader level is the ring (split_rail has no
+// node level there): its 2(N-1) steps cost 2(N-1) latencies. Simulated
+// (SimGrid SMPI, one rank per host, 25 GBps and 1 us links, one switch;
+// docs/benchmarks/2026-11-27-sim-scale.md), 16 nodes, us, recursive
+// doubling / Rabenseifner / ring: 4 KiB 8.7 / 16.3 / 60.4, 32 KiB 13.5 /
+// 18.6 / 62.6, 256 KiB 52.1 / 36.7 / 80.7, 2 MiB 360 / 181 / 225, 16 MiB
+// 2827 / 1337 / 1382; at 64 nodes the ring was 0.08-0.46x SMPI's best
+// selector at 32 KiB-2 MiB. Not measured on a real cluster of that size.
 constexpr const char* kDefaultRules =
+    "allreduce/nodes/ppn=1-1/n=9-inf:0-64k:recursive_doubling,64k-inf:rabenseifner;"
     "allreduce/nodes:0-16k:hierarchical,16k-inf:split_rail,64k-inf:hierarchical;"
     "bcast/nodes:0-16k:hierarchical,16k-inf:split_rail;reduce/nodes:0-16k:hierarchical,16k-inf:split_rail;allgather/nodes:16k-inf:split_rail;"
     "allgather/nodes:0-16k:hierarchical;allgatherv/nodes:16k-inf:split_rail;"
@@ -210,18 +221,21 @@ Status parse_qualifier(std::string_view q, Rule* r) {
   else if (q == "cuda") r->kind = 1;
   else if (q == "node") r->nodes = 0;
   else if (q == "nodes") r->nodes = 1;
-  else if (q.substr(0, 2) == "n=") {
-    std::string_view range = q.substr(2);
+  else if (q.substr(0, 2) == "n=" || q.substr(0, 4) == "ppn=") {
+    const bool ppn = q[0] == 'p';
+    std::string_view range = q.substr(ppn ? 4 : 2);
     size_t dash = range.find('-');
     if (dash == std::string_view::npos)
-      return make_error(Errc::config, "DUCT_TUNE: '%.*s' is not n=<lo>-<hi>", static_cast<int>(q.size()), q.data());
+      return make_error(Errc::config, "DUCT_TUNE: '%.*s' is not %s=<lo>-<hi>", static_cast<int>(q.size()), q.data(),
+                        ppn ? "ppn" : "n");
     std::size_t lo, hi;
     DUCT_TRY(parse_bound(range.substr(0, dash), &lo));
     DUCT_TRY(parse_bound(range.substr(dash + 1), &hi));
-    r->nmin = static_cast<int>(std::min<std::size_t>(lo, INT_MAX));
-    r->nmax = static_cast<int>(std::min<std::size_t>(hi, INT_MAX));
+    (ppn ? r->ppn_min : r->nmin) = static_cast<int>(std::min<std::size_t>(lo, INT_MAX));
+    (ppn ? r->ppn_max : r->nmax) = static_cast<int>(std::min<std::size_t>(hi, INT_MAX));
   } else {
-    return make_error(Errc::config, "DUCT_TUNE: unknown qualifier '%.*s' (host, cuda, node, nodes, n=<lo>-<hi>)",
+    return make_error(Errc::config,
+                      "DUCT_TUNE: unknown qualifier '%.*s' (host, cuda, node, nodes, n=<lo>-<hi>, ppn=<lo>-<hi>)",
                       static_cast<int>(q.size()), q.data());
   }
   return Status::ok();
@@ -231,6 +245,9 @@ bool matches(const Rule& r, const Query& q) {
   if (r.coll != q.coll || q.bytes < r.lo || q.bytes >= r.hi) return false;
   if (r.kind >= 0 && r.kind != (q.device ? 1 : 0)) return false;
   if (r.nodes >= 0 && r.nodes != (q.num_nodes > 1 ? 1 : 0)) return false;
+  if ((r.ppn_min > 0 || r.ppn_max < INT_MAX) &&
+      (q.ranks_per_node == 0 || q.ranks_per_node < r.ppn_min || q.ranks_per_node > r.ppn_max))
+    return false;
   return q.comm_size >= r.nmin && q.comm_size <= r.nmax;
 }
 
@@ -240,6 +257,8 @@ std::string qualifiers(const Rule& r) {
   if (r.nodes >= 0) s += r.nodes ? "/nodes" : "/node";
   if (r.nmin > 0 || r.nmax < INT_MAX)
     s += strprintf("/n=%d-%s", r.nmin, r.nmax == INT_MAX ? "inf" : std::to_string(r.nmax).c_str());
+  if (r.ppn_min > 0 || r.ppn_max < INT_MAX)
+    s += strprintf("/ppn=%d-%s", r.ppn_min, r.ppn_max == INT_MAX ? "inf" : std::to_string(r.ppn_max).c_str());
   return s;
 }
 
