@@ -37,6 +37,7 @@ else:
         check(got == world.allreduce(flags[rank], MPI.BAND), f'agree({flags}) gave {got}')
     check(duct.get_failed(comm) == [], 'get_failed() not empty without a failure')
     check(not duct.is_revoked(comm), 'revoked before anyone revoked it')
+    world.Barrier()   # every rank looked before rank 0 revokes
     if rank == 0:
         duct.revoke(comm)
     world.Barrier()   # the revocation was sent before rank 0 arrived here
