@@ -19,9 +19,10 @@ libhwloc-dev catch2 cmake"
 # Python), iproute2 (the network-namespace cluster), gfortran (the preload
 # library under Fortran programs), NumPy, PyTorch and scikit-learn (duct's
 # Python package, its torch backend and DDP hook, the digits example),
-# matplotlib (duct-plot), SimGrid's SMPI (the simulation build's check).
+# matplotlib (duct-plot), SimGrid's SMPI (the simulation build's check), gdb
+# (the stacks of a fault-tolerance run that hangs, tests/lib/ft_runs.sh).
 DUCT_TEST_PACKAGES="clang libclang-rt-dev slurm-wlm munge python3-mpi4py iproute2 gfortran python3-numpy libsimgrid-dev simgrid \
-python3-torch python3-sklearn python3-matplotlib"
+python3-torch python3-sklearn python3-matplotlib gdb"
 
 duct_log() { printf '[duct] %s\n' "$*" >&2; }
 
@@ -93,7 +94,7 @@ duct_have_san() {
 }
 
 duct_have_test_deps() {
-  duct_have_san && command -v slurmctld >/dev/null && command -v munged >/dev/null && command -v ip >/dev/null &&
+  duct_have_san && command -v slurmctld >/dev/null && command -v munged >/dev/null && command -v ip >/dev/null && command -v gdb >/dev/null &&
     /usr/bin/python3 -c "import mpi4py, numpy, torch, sklearn, matplotlib" 2>/dev/null
 }
 

@@ -20,6 +20,7 @@ set -uo pipefail
 build=$1 nodes=$2 runs=$3 mode=${4:-kill}
 export NETNS_CLUSTER_ID=${NETNS_CLUSTER_ID:-$((100 + nodes * 10 + $$ % 10))}
 source "$(dirname "$0")/cluster_up.sh"
+source "$(dirname "$0")/../lib/ft_runs.sh"
 cluster_up "$nodes"
 exe=$build/tests/mpi/duct-ft-survive
 np=$((2 * nodes))
@@ -42,27 +43,22 @@ for run in $(seq 1 "$runs"); do
   timeout 120 mpirun "${args[@]}" -np $np -npernode 2 -x DUCT_FT=1 -x DUCT_TIMEOUT=5 -x FT_KILL_FILE="$kf" \
     --mca orte_abort_on_non_zero_status 0 --enable-recovery "$exe" -k "$victims" -a $at "${extra[@]}" >"$out" 2>&1 &
   job=$!
-  for _ in $(seq 60); do
-    [ "$(grep -c ': PASS' "$out")" -ge $survivors ] && break
-    grep -q ': FAIL' "$out" && break
-    kill -0 $job 2>/dev/null || break
-    sleep 0.5
-  done
+  await_survivors "$out" $job $survivors 60 0.5
   for _ in $(seq 40); do pgrep -x duct-ft-surviv >/dev/null || break; sleep 0.5; done
   lingering=$(pgrep -x duct-ft-surviv | wc -l)
+  [ "$lingering" -ne 0 ] && hang_report -x duct-ft-surviv >>"$out"
   pkill -9 -x duct-ft-surviv 2>/dev/null
   kill $job 2>/dev/null; wait $job 2>/dev/null
   { echo "== run $run: node $((node + 1)) (ranks $victims) killed at iteration $at ${extra[*]}"; grep '^rank' "$out"; } >>"$log"
   pass=$(grep -c ': PASS' "$out")
-  det=$(grep -o '[0-9.]* s after the kill' "$out" | sort -n | tail -1 | cut -d' ' -f1)
-  shr=$(grep -o 'took [0-9.]* s' "$out" | awk '{ print $2 }' | sort -n | tail -1)
-  echo "run $run: node $((node + 1)) killed at iteration $at ${extra[*]}: $pass/$survivors survivors passed, error after ${det:-?} s, shrink ${shr:-?} s"
+  read -r det shr < <(slowest "$out")
+  echo "run $run: node $((node + 1)) killed at iteration $at ${extra[*]}: $pass/$survivors survivors passed, error after $det s, shrink $shr s"
   if [ "$pass" -ne $survivors ] || [ "$lingering" -ne 0 ]; then
-    grep -v PMIX "$out" | tail -30
+    grep -v PMIX "$out" | tail -150
     fail "run $run: $pass of $survivors survivors passed, $lingering process(es) still running"
   fi
-  awk -v d="${det:-99}" 'BEGIN { exit !(d + 0 <= 7) }' || fail "run $run: a survivor took ${det} s to see the failure"
-  dets+=("$det") shrinks+=("${shr:-0}")
+  awk -v d="${det/\?/99}" 'BEGIN { exit !(d + 0 <= 7) }' || fail "run $run: a survivor took ${det} s to see the failure"
+  dets+=("$det") shrinks+=("${shr/\?/0}")
 done
 summ() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { printf "min %.3f median %.3f max %.3f s", v[1], v[int((NR + 1) / 2)], v[NR] }'; }
 echo "SUMMARY $nodes nodes x 2 ranks, $mode, $runs runs: kill to every survivor's error $(summ "${dets[@]}"); shrink $(summ "${shrinks[@]}")"

@@ -11,6 +11,7 @@
 # when every survivor passed first, and is reported.
 set -uo pipefail
 mpirun=$1 exe=$2 np=$3 runs=$4 channel=${5:-auto}
+source "$(dirname "$0")/../lib/ft_runs.sh"
 fail() { echo "FAIL: $*"; exit 1; }
 out=$(mktemp) kf=$(mktemp) stuck=0
 trap 'rm -f "$out" "$kf"' EXIT
@@ -27,29 +28,23 @@ for run in $(seq 1 "$runs"); do
     -x DUCT_TIMEOUT=5 -x DUCT_CHANNEL="$channel" -x FT_KILL_FILE="$kf" "$exe" -a $at "${what[@]}" >"$out" 2>&1 &
   job=$!
   # Until every survivor passed (or one failed), then 5 s more for mpirun.
-  for _ in $(seq 100); do
-    [ "$(grep -c ': PASS' "$out")" -ge $survivors ] && break
-    grep -q ': FAIL' "$out" && break
-    kill -0 $job 2>/dev/null || break
-    sleep 0.3
-  done
+  await_survivors "$out" $job $survivors 100 0.3
   for _ in $(seq 50); do kill -0 $job 2>/dev/null || break; sleep 0.1; done
-  rc=0
+  rc=0 pass=$(grep -c ': PASS' "$out")
   if kill -0 $job 2>/dev/null; then
     rc=124
+    [ "$pass" -ne "$survivors" ] && hang_report -x duct-ft-surviv >>"$out"
     pkill -9 -x duct-ft-surviv 2>/dev/null
     kill $job 2>/dev/null
   fi
   wait $job 2>/dev/null
-  pass=$(grep -c ': PASS' "$out")
-  det=$(grep -o '[0-9.]* s after the kill' "$out" | sort -n | tail -1 | cut -d' ' -f1)
-  shr=$(grep -o 'took [0-9.]* s' "$out" | awk '{ print $2 }' | sort -n | tail -1)
-  echo "run $run: ${what[*]} at iteration $at: $pass/$survivors passed, error after ${det:-?} s, shrink ${shr:-?} s, $([ $rc -eq 124 ] && echo 'mpirun stuck in MPI_Finalize' || echo 'mpirun ended')"
+  read -r det shr < <(slowest "$out")
+  echo "run $run: ${what[*]} at iteration $at: $pass/$survivors passed, error after $det s, shrink $shr s, $([ $rc -eq 124 ] && echo 'mpirun stuck in MPI_Finalize' || echo 'mpirun ended')"
   [ $rc -eq 124 ] && stuck=$((stuck + 1))
   if [ "$pass" -ne "$survivors" ]; then
-    grep -v "PMIX ERROR" "$out" | tail -30
+    grep -v "PMIX ERROR" "$out" | tail -150
     fail "run $run"
   fi
-  awk -v d="${det:-99}" 'BEGIN { exit !(d + 0 <= 7) }' || fail "run $run: a survivor took $det s to see the failure"
+  awk -v d="${det/\?/99}" 'BEGIN { exit !(d + 0 <= 7) }' || fail "run $run: a survivor took $det s to see the failure"
 done
 echo "PASS: $runs runs at $np ranks ($channel); mpirun stuck in Open MPI's MPI_Finalize after $stuck of them"
