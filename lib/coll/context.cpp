@@ -471,7 +471,7 @@ Status Runtime::setup_context(Context& c, MPI_Comm comm, int me, int n, const Mp
     if (st.code() == Errc::timeout) return st;
     if (!st) DUCT_INFO(init, "no shared-memory area (%s): small collectives use messages", st.message().c_str());
   }
-  if (config::get().ft && c.topo.size > 1) DUCT_TRY(ft::attach(c.rank(), c.size(), comm, wait, &c.ft));
+  if (config::get().ft && c.topo.size > 1) DUCT_TRY(ft::attach(c.rank(), c.size(), comm, c.topo.node_of, wait, &c.ft));
   if (std::string why; Engine::possible(c.shm.get(), *c.channels, c.rank(), c.size(), &why)) {
     c.engine = std::make_unique<Engine>(c.shm.get(), *c.channels, c.rank(), c.size());
     DUCT_INFO(init, "device engine on: %s", c.engine->one_gpu() ? "every rank on one GPU, rank 0 does the work"

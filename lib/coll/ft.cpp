@@ -132,6 +132,8 @@ void idle(State& s) {
     post_agree(s);
     return;
   }
+#else
+  (void)s;
 #endif
   pause_a_moment();
 }
@@ -183,7 +185,8 @@ State::~State() {
   if (comm != MPI_COMM_NULL) (void)PMPI_Comm_free(&comm);
 }
 
-Status attach(int me, int n_ranks, MPI_Comm comm, const MpiWait& wait, std::unique_ptr<State>* out) {
+Status attach(int me, int n_ranks, MPI_Comm comm, const std::vector<int>& node_of, const MpiWait& wait,
+              std::unique_ptr<State>* out) {
   auto s = std::make_unique<State>();
   s->me = me;
   s->n = n_ranks;
@@ -218,10 +221,12 @@ Status attach(int me, int n_ranks, MPI_Comm comm, const MpiWait& wait, std::uniq
   }
   s->pid.resize(n);
   s->local.resize(n);
+  s->same_node.resize(n);
   s->failed.assign(n, 0);
   for (std::size_t r = 0; r < n; ++r) {
     s->pid[r] = static_cast<std::int32_t>((*rows)[r].pid);
     s->local[r] = mine.boot != 0 && !boot_id().empty() && (*rows)[r].boot == mine.boot;
+    s->same_node[r] = s->local[r] && r < node_of.size() && node_of[r] == node_of[static_cast<std::size_t>(me)];
   }
   post_revoke(*s);
   post_agree(*s);
@@ -358,12 +363,12 @@ Status agree(State& s, int* flag, std::vector<int>* failed_out) {
       if (std::chrono::duration<double>(now - s.last_scan).count() >= kScanSeconds) (void)scan(s);
       if (coord == s.me) {
         for (std::size_t r = 0; r < n; ++r)
-          if (!heard[r] && !s.failed[r] && !s.local[r] && waited >= limit) {
+          if (!heard[r] && !s.failed[r] && !s.same_node[r] && waited >= limit) {
             s.failed[r] = 1;
             DUCT_WARN(coll, "rank %d: agreement %u: rank %zu silent for %.1f s (DUCT_FT_TIMEOUT): taken as failed",
                       s.me, k, r, waited);
           }
-      } else if (!s.local[static_cast<std::size_t>(coord)] && waited >= 2 * limit) {
+      } else if (!s.same_node[static_cast<std::size_t>(coord)] && waited >= 2 * limit) {
         s.failed[static_cast<std::size_t>(coord)] = 1;
         DUCT_WARN(coll, "rank %d: agreement %u: coordinator rank %d silent for %.1f s (2 x DUCT_FT_TIMEOUT): taken "
                   "as failed", s.me, k, coord, waited);

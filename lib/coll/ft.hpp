@@ -79,6 +79,11 @@ struct State {
   int me = 0, n = 1;
   std::vector<std::int32_t> pid;
   std::vector<std::uint8_t> local;   // on this machine's kernel: its pid can be looked at
+  // On this rank's node (its host name): reached through shared memory, never
+  // silent while its process lives. Ranks on other nodes that share this
+  // kernel (network namespaces, containers) are `local` but not `same_node`:
+  // a cut link silences them although their pids live.
+  std::vector<std::uint8_t> same_node;
   std::vector<std::uint8_t> failed;  // known to have failed
   bool revoked = false;
   std::string why;  // what revoked it
@@ -98,9 +103,10 @@ struct State {
 };
 
 // Under DUCT_FT=1, collective over a context's communicator `comm` (this
-// rank `me` of `n`) at setup: the control communicator and every rank's pid
-// and machine.
-Status attach(int me, int n, MPI_Comm comm, const MpiWait& wait, std::unique_ptr<State>* out);
+// rank `me` of `n`; node_of: every rank's node index, Topology::node_of) at
+// setup: the control communicator and every rank's pid and machine.
+Status attach(int me, int n, MPI_Comm comm, const std::vector<int>& node_of, const MpiWait& wait,
+              std::unique_ptr<State>* out);
 
 // Take in what arrived on the control communicator (no clock, one MPI_Test
 // per receive): the start of a collective. Errc::revoked when revoked.

@@ -77,10 +77,11 @@ constexpr Var kTable[] = {
      "10 ms, for dead processes on the same machine. Launch with duct-run --ft (Open MPI: mpirun "
      "--enable-recovery) so that the survivors are not killed"},
     {"DUCT_FT_TIMEOUT", Kind::seconds, "10", nullptr, true,
-     "DUCT_FT=1: seconds of silence after which a rank on another machine is taken as failed, in "
+     "DUCT_FT=1: seconds of silence after which a rank on another node is taken as failed, in "
      "collectives when DUCT_TIMEOUT is 0, and in DUCT_Comm_agree/DUCT_Comm_shrink (a rank waiting for "
-     "the agreement's coordinator gives it twice as long); processes on the same machine are checked "
-     "by pid instead"},
+     "the agreement's coordinator gives it twice as long; a node whose links are down is found so); "
+     "ranks of the same node are never taken as silent, and processes on this machine's kernel are "
+     "also checked by pid"},
     {"DUCT_ENGINE", Kind::boolean, "1", nullptr, true,
      "device engine for single-node communicators whose ranks reach each other by CUDA IPC: device "
      "collectives in one kernel over the peers' mapped buffers; 0 uses the channel algorithms"},

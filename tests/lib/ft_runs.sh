@@ -7,8 +7,8 @@
 await_survivors() {
   local out=$1 job=$2 n=$3 tries=$4 step=$5
   for _ in $(seq "$tries"); do
-    [ "$(grep -c ': PASS' "$out")" -ge "$n" ] && return 0
-    grep -q ': FAIL' "$out" && return 0
+    [ "$(grep -ac ': PASS' "$out")" -ge "$n" ] && return 0
+    grep -aq ': FAIL' "$out" && return 0
     kill -0 "$job" 2>/dev/null || return 0
     sleep "$step"
   done
@@ -42,7 +42,7 @@ hang_report() {
 # the slowest shrink, as "DET SHR" ('?' where none was printed).
 slowest() {
   local det shr
-  det=$(grep -o '[0-9.]* s after the kill' "$1" | sort -n | tail -1 | cut -d' ' -f1)
-  shr=$(grep -o 'took [0-9.]* s' "$1" | awk '{ print $2 }' | sort -n | tail -1)
+  det=$(grep -ao '[0-9.]* s after the kill' "$1" | sort -n | tail -1 | cut -d' ' -f1)
+  shr=$(grep -ao 'took [0-9.]* s' "$1" | awk '{ print $2 }' | sort -n | tail -1)
   echo "${det:-?} ${shr:-?}"
 }

@@ -30,11 +30,11 @@ for run in $(seq 1 "$runs"); do
   # Until every survivor passed (or one failed), then 5 s more for mpirun.
   await_survivors "$out" $job $survivors 100 0.3
   for _ in $(seq 50); do kill -0 $job 2>/dev/null || break; sleep 0.1; done
-  rc=0 pass=$(grep -c ': PASS' "$out")
+  rc=0 pass=$(grep -ac ': PASS' "$out")
   if kill -0 $job 2>/dev/null; then
     rc=124
-    [ "$pass" -ne "$survivors" ] && hang_report -x duct-ft-surviv >>"$out"
-    pkill -9 -x duct-ft-surviv 2>/dev/null
+    [ "$pass" -ne "$survivors" ] && hang_report -x duct-ft-survive >>"$out"
+    pkill -9 -x duct-ft-survive 2>/dev/null
     kill $job 2>/dev/null
   fi
   wait $job 2>/dev/null
@@ -42,7 +42,7 @@ for run in $(seq 1 "$runs"); do
   echo "run $run: ${what[*]} at iteration $at: $pass/$survivors passed, error after $det s, shrink $shr s, $([ $rc -eq 124 ] && echo 'mpirun stuck in MPI_Finalize' || echo 'mpirun ended')"
   [ $rc -eq 124 ] && stuck=$((stuck + 1))
   if [ "$pass" -ne "$survivors" ]; then
-    grep -v "PMIX ERROR" "$out" | tail -150
+    grep -av "PMIX ERROR" "$out" | tail -150
     fail "run $run"
   fi
   awk -v d="${det/\?/99}" 'BEGIN { exit !(d + 0 <= 7) }' || fail "run $run: a survivor took $det s to see the failure"

@@ -1,7 +1,7 @@
 /* duct-ft-survive: a loop of DUCT_Allreduce on MPI_COMM_WORLD (errors
  * returned) while ranks die; the survivors shrink and go on.
  *
- *   duct-ft-survive [-c COUNT] [-i ITERS] [-k R1,R2,...] [-a ITER] [-s RANK] [-n AFTER]
+ *   duct-ft-survive [-c COUNT] [-i ITERS] [-k R1,R2,...] [-a ITER] [-s RANK] [-n AFTER] [-w MS] [-N] [-D] [-L]
  *
  *   -c  doubles per allreduce (default 131072: 1 MiB)
  *   -i  iterations of the loop (default 200)
@@ -17,6 +17,11 @@
  *   -N  the loop's allreduces nonblocking (DUCT_Iallreduce + DUCT_Wait)
  *   -D  the loop on a duplicate of MPI_COMM_WORLD, shrunk and then freed
  *       (as torch's process group does), instead of MPI_COMM_WORLD
+ *   -L  the ranks of -k do not die: the test cuts their node's links from
+ *       outside (and writes the time to $FT_KILL_FILE); they go on until
+ *       their call fails, write "rank R: cut off: error CLASS ..." to
+ *       $FT_KILL_FILE.cut (their standard output goes to mpirun over the cut
+ *       links) and sleep until they are stopped. -a is then unused.
  *
  * Every survivor prints
  *   rank R: error CLASS after I iterations, T s after the kill
@@ -65,6 +70,12 @@ static void record_kill(void) {
   fclose(fp);
 }
 
+// A victim dies, writing the time first.
+static void die(void) {
+  record_kill();
+  raise(SIGKILL);
+}
+
 static double kill_time(void) {
   const char* f = getenv("FT_KILL_FILE");
   double t = 0, best = 0;
@@ -95,10 +106,11 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  int count = 131072, iters = 200, at = 20, shrink_victim = -1, after = 10, linger_ms = 0, nonblocking = 0, dup = 0;
+  int count = 131072, iters = 200, at = 20, shrink_victim = -1, after = 10, linger_ms = 0, nonblocking = 0, dup = 0,
+      cut = 0;
   const char* victims = NULL;
   int opt;
-  while ((opt = getopt(argc, argv, "c:i:k:a:s:n:w:ND")) != -1) {
+  while ((opt = getopt(argc, argv, "c:i:k:a:s:n:w:NDL")) != -1) {
     switch (opt) {
       case 'c': count = atoi(optarg); break;
       case 'i': iters = atoi(optarg); break;
@@ -109,6 +121,7 @@ int main(int argc, char** argv) {
       case 'w': linger_ms = atoi(optarg); break;
       case 'N': nonblocking = 1; break;
       case 'D': dup = 1; break;
+      case 'L': cut = 1; break;
       default: fprintf(stderr, "usage: see the source\n"); MPI_Abort(MPI_COMM_WORLD, 2);
     }
   }
@@ -122,9 +135,10 @@ int main(int argc, char** argv) {
   double* ref = malloc(sizeof(double) * (size_t)count);
   int rc = MPI_SUCCESS, it = 0;
   for (it = 0; it < iters; ++it) {
-    if (it == at && in_list(victims, rank)) {
-      record_kill();
-      raise(SIGKILL);
+    if (it == at && !cut && in_list(victims, rank)) die();
+    if (it == 0) {
+      printf("rank %d: loop started\n", rank);
+      fflush(stdout);
     }
     fill(in, count, rank, it);
     if (nonblocking) {
@@ -138,11 +152,19 @@ int main(int argc, char** argv) {
   }
   const double t_err = now_real();
   // A victim that saw the failure of another victim first still dies (its
-  // node is gone, whatever it saw).
-  if (in_list(victims, rank)) {
-    record_kill();
-    raise(SIGKILL);
+  // node is gone, whatever it saw); one cut off waits to be stopped.
+  if (in_list(victims, rank) && cut && rc != MPI_SUCCESS) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s.cut", getenv("FT_KILL_FILE") ? getenv("FT_KILL_FILE") : "/dev/null");
+    FILE* fp = fopen(path, "a");
+    if (fp) {
+      fprintf(fp, "rank %d: cut off: error %s after %d iterations, %.3f s after the cut\n", rank, class_name(rc), it,
+              t_err - kill_time());
+      fclose(fp);
+    }
+    for (;;) pause();
   }
+  if (in_list(victims, rank) && !cut) die();
   if (rc == MPI_SUCCESS) {
     printf("rank %d: no failure in %d iterations\n", rank, iters);
     fflush(stdout);
@@ -156,8 +178,7 @@ int main(int argc, char** argv) {
 
   if (rank == shrink_victim) {
     usleep((useconds_t)((rank * 7919 + (long)(now_real() * 1e6)) % 20000));
-    record_kill();
-    raise(SIGKILL);
+    die();
   }
   MPI_Comm nc = MPI_COMM_NULL;
   const double t0 = MPI_Wtime();
@@ -204,6 +225,8 @@ int main(int argc, char** argv) {
   free(in);
   free(out);
   free(ref);
+  printf("rank %d: MPI_Finalize\n", rank);  // the tests tell a rank held in Open MPI's fence from a hung one
+  fflush(stdout);
   MPI_Finalize();
   return bad;
 }
