@@ -37,8 +37,11 @@ Status ft_context(const char* call, MPI_Comm comm, bool create, coll::Context** 
   if (rt->threaded()) lock = std::unique_lock<std::recursive_mutex>(rt->mutex());
   DUCT_TRY(create ? rt->context(comm, out, lock.owns_lock() ? &lock : nullptr) : rt->find_context(comm, out));
   if (*out && !(*out)->ft)
-    return make_error(Errc::not_supported, "duct's context on this communicator was made without fault tolerance "
-                      "(DUCT_FT=0 when it was set up)");
+    return make_error(Errc::not_supported,
+                      "duct's context on this communicator has no fault-tolerance state: DUCT_FT was 0 when it was "
+                      "set up, or a rank failed during the start of that setup (duct's first call on this "
+                      "communicator), before the ranks had exchanged what fault tolerance needs; duct cannot shrink "
+                      "it");
   return Status::ok();
 }
 

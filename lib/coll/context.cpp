@@ -439,6 +439,11 @@ Status Runtime::setup_context(Context& c, MPI_Comm comm, int me, int n, const Mp
     c.leaders_.push_back(node.front());
   }
   c.yield = yield_while_waiting(c.topo.machine_size);
+  // Fault tolerance first: a rank that fails during the rest of the setup
+  // (the endpoints' wire-up, the shared-memory area) leaves a failed
+  // context that can still be shrunk. One that fails before this point
+  // cannot be survived by duct (nothing to agree with yet).
+  if (config::get().ft && c.topo.size > 1) DUCT_TRY(ft::attach(c.rank(), c.size(), comm, c.topo.node_of, wait, &c.ft));
   // The cid exchange also carries whether every rank's local setup worked
   // (one round fewer than a separate agreement).
   bool all_ok = false;
@@ -471,7 +476,6 @@ Status Runtime::setup_context(Context& c, MPI_Comm comm, int me, int n, const Mp
     if (st.code() == Errc::timeout) return st;
     if (!st) DUCT_INFO(init, "no shared-memory area (%s): small collectives use messages", st.message().c_str());
   }
-  if (config::get().ft && c.topo.size > 1) DUCT_TRY(ft::attach(c.rank(), c.size(), comm, c.topo.node_of, wait, &c.ft));
   if (std::string why; Engine::possible(c.shm.get(), *c.channels, c.rank(), c.size(), &why)) {
     c.engine = std::make_unique<Engine>(c.shm.get(), *c.channels, c.rank(), c.size());
     DUCT_INFO(init, "device engine on: %s", c.engine->one_gpu() ? "every rank on one GPU, rank 0 does the work"
