@@ -32,14 +32,16 @@
 #
 # Layout: bridge duct-br<id>r<r> with 10.<77+r>.<id>.1/24 in the root
 # namespace; node i is namespace duct<id>-node<i> with veth `eth<r>` at
-# 10.<77+r>.<id>.(10+i), loopback up; each process mpirun starts there gets hostname
+# 10.<77+r>.<id>.(10+i), and `mgmt` at 10.76.<id>.(10+i) on bridge
+# duct-br<id>m (the management network: mpirun and its daemons), loopback up; each process mpirun starts there gets hostname
 # node<i> (a UTS namespace) and the node's own IPC namespace, so UCX sees
 # other nodes as unreachable by shared memory and uses TCP over the links.
 # mpirun runs in the root namespace and starts one orted per node through
 # an rsh agent (netns-rsh) that enters the node's namespaces. Settings:
 #   --hostfile            node1 slots=S ... (S = NETNS_CLUSTER_SLOTS, default 64)
 #   --mca plm_rsh_agent   netns-rsh
-#   --mca oob_tcp_if_include / btl_tcp_if_include  rail 0's subnet
+#   --mca oob_tcp_if_include  the management network's subnet
+#   --mca btl_tcp_if_include  rail 0's subnet
 #   -x UCX_NET_DEVICES=eth0,...,eth<K-1>,lo  the MPI library's UCX on every
 #                         rail (UCX splits large messages over them)
 #   -x DUCT_NET_DEVICES=eth0,...,eth<K-1>  with K > 1: the rails, which duct
@@ -67,6 +69,7 @@ while [ $# -gt 0 ]; do
 done
 bridge() { echo "duct-br${id}r$1"; }   # rail r's bridge
 subnet() { echo "10.$((77 + $1)).$id"; }  # rail r's /24
+mgmt_bridge="duct-br${id}m" mgmt_subnet="10.76.$id"  # the management network
 
 log() { printf '[netns-cluster] %s\n' "$*" >&2; }
 
@@ -87,8 +90,10 @@ down() {
       ip netns delete "$ns" 2>/dev/null || true
     fi
     for r in $(seq 0 $((k - 1))); do ip link delete "d${id}n${i}r$r" 2>/dev/null || true; done
+    ip link delete "d${id}n${i}m" 2>/dev/null || true
   done
   for r in $(seq 0 $((k - 1))); do ip link delete "$(bridge "$r")" 2>/dev/null || true; done
+  ip link delete "$mgmt_bridge" 2>/dev/null || true
   rm -rf "$state"
 }
 
@@ -114,10 +119,23 @@ up() {
     ip addr add "$(subnet "$r").1/24" dev "$(bridge "$r")"
     ip link set "$(bridge "$r")" up
   done
+  ip link add "$mgmt_bridge" type bridge
+  ip addr add "$mgmt_subnet.1/24" dev "$mgmt_bridge"
+  ip link set "$mgmt_bridge" up
   for i in $(seq 1 "$n"); do
     local ns=$prefix$i
     ip netns add "$ns"
     ip -n "$ns" link set lo up
+    # The management network (mpirun and its daemons), apart from the rails,
+    # as on a real cluster: a test that sets a node's rails down keeps the
+    # job's launcher connected. Never shaped, never used for data.
+    ip link add "d${id}n${i}m" type veth peer name "p${id}n${i}m"
+    ip link set "p${id}n${i}m" netns "$ns"
+    ip -n "$ns" link set "p${id}n${i}m" name mgmt
+    ip -n "$ns" addr add "$mgmt_subnet.$((10 + i))/24" dev mgmt
+    ip -n "$ns" link set mgmt up
+    ip link set "d${id}n${i}m" master "$mgmt_bridge"
+    ip link set "d${id}n${i}m" up
     for r in $(seq 0 $((rails - 1))); do
       local veth=d${id}n${i}r$r peer=p${id}n${i}r$r
       ip link add "$veth" type veth peer name "$peer"
@@ -156,7 +174,7 @@ mpirun_args() {
   # --bind-to none: every node's orted sees all of this machine's cores and
   # would bind its first rank to core 0, all nodes' ranks on one core.
   echo "$root_args --oversubscribe --bind-to none --hostfile $state/hostfile --mca plm_rsh_agent $state/netns-rsh" \
-       "--mca oob_tcp_if_include $(subnet 0).0/24 --mca btl_tcp_if_include $(subnet 0).0/24" \
+       "--mca oob_tcp_if_include $mgmt_subnet.0/24 --mca btl_tcp_if_include $(subnet 0).0/24" \
        "$ucx -x DUCT_YIELD=yield --mca mpi_yield_when_idle 1"
 }
 

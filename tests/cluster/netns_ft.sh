@@ -69,8 +69,8 @@ for run in $(seq 1 "$runs"); do
   if [ "$mode" = link ]; then
     # The cut node's ranks must have seen an error too, and then wait to be
     # stopped (they write to a file: their output went over the cut links).
-    for _ in $(seq 40); do [ "$(grep -cs 'cut off' "$kf.cut")" -ge 2 ] && break; sleep 0.5; done
-    cut=$(grep -cs 'cut off' "$kf.cut")
+    for _ in $(seq 40); do [ "$(cat "$kf.cut" 2>/dev/null | grep -c 'cut off')" -ge 2 ] && break; sleep 0.5; done
+    cut=$(cat "$kf.cut" 2>/dev/null | grep -c 'cut off')
     cat "$kf.cut" >>"$out" 2>/dev/null
     [ "$cut" -eq 2 ] && lingering=$((lingering - 2))
   fi
