@@ -153,8 +153,20 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // 18.6 / 62.6, 256 KiB 52.1 / 36.7 / 80.7, 2 MiB 360 / 181 / 225, 16 MiB
 // 2827 / 1337 / 1382; at 64 nodes the ring was 0.08-0.46x SMPI's best
 // selector at 32 KiB-2 MiB. Not measured on a real cluster of that size.
+// The same platform for bcast and allgather at one rank per node, 9 or more
+// nodes (where split_rail is a plain ring or binomial tree): bcast by
+// binomial tree below 128 KiB, then scatter + allgather (recursive doubling
+// for a power of two), 16 nodes, us, binomial / scatter_allgather / SMPI's
+// ompi: 64 KiB 24.4 / 22.9 / 18.5, 128 KiB 42.7 / 27.4 / 29.0, 256 KiB 79.4
+// / 36.8 / 50.0, 16 MiB 4704 / 1306 / 1306; 12 nodes 64 KiB 18.8 / 34.2, 256
+// KiB 62.0 / 51.7. Allgather by Bruck at every size instead of the ring
+// (n-1 latencies), 12 nodes, Bruck / ring / ompi: 4 KiB 9.2 / 23.2 / 10.2,
+// 256 KiB 19.1 / 33.1 / 27.1, 16 MiB 655 / 669 / 1103; 16 nodes 256 KiB
+// 18.3 / 40.4 / 18.3.
 constexpr const char* kDefaultRules =
     "allreduce/nodes/ppn=1-1/n=9-inf:0-64k:recursive_doubling,64k-inf:rabenseifner;"
+    "bcast/nodes/ppn=1-1/n=9-inf:0-128k:binomial,128k-inf:scatter_allgather;"
+    "allgather/nodes/ppn=1-1/n=9-inf:0-inf:bruck;"
     "allreduce/nodes:0-16k:hierarchical,16k-inf:split_rail,64k-inf:hierarchical;"
     "bcast/nodes:0-16k:hierarchical,16k-inf:split_rail;reduce/nodes:0-16k:hierarchical,16k-inf:split_rail;allgather/nodes:16k-inf:split_rail;"
     "allgather/nodes:0-16k:hierarchical;allgatherv/nodes:16k-inf:split_rail;"
