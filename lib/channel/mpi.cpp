@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -111,7 +112,8 @@ class MpiOp final : public Op {
         int got = 0;
         // A request completed by wait_for_any_message() is null here (its
         // status, empty from PMPI_Testall, was kept aside).
-        (void)PMPI_Get_count(completed_elsewhere(i) ? &waited_[i] : &statuses_[i], MPI_BYTE, &got);
+        const bool elsewhere = i < waited_.size() && waited_[i];
+        (void)PMPI_Get_count(elsewhere ? &*waited_[i] : &statuses_[i], MPI_BYTE, &got);
         if (got != expect_[i])
           return make_error(Errc::mismatch, "%s: rank %d sent %d bytes where %d were expected", describe().c_str(),
                             peer_, got, expect_[i]);
@@ -133,13 +135,10 @@ class MpiOp final : public Op {
   void completed(std::size_t i, const MPI_Status& st) {
     reqs_[i] = MPI_REQUEST_NULL;
     if (waited_.size() < reqs_.size()) waited_.resize(reqs_.size());
-    if (done_elsewhere_.size() < reqs_.size()) done_elsewhere_.resize(reqs_.size(), 0);
     waited_[i] = st;
-    done_elsewhere_[i] = 1;
   }
 
  private:
-  bool completed_elsewhere(std::size_t i) const { return i < done_elsewhere_.size() && done_elsewhere_[i]; }
   bool recv_;
   void* user_;
   std::size_t bytes_;
@@ -148,8 +147,9 @@ class MpiOp final : public Op {
   std::vector<int> expect_;
   std::vector<MPI_Status> statuses_;  // PMPI_Testall's, kept so that a poll allocates nothing
   std::vector<char> staged_;
-  std::vector<MPI_Status> waited_;          // statuses of requests completed by wait_for_any_message()
-  std::vector<std::uint8_t> done_elsewhere_;
+  // The statuses of requests that wait_for_any_message() completed (empty
+  // for the others).
+  std::vector<std::optional<MPI_Status>> waited_;
 };
 
 }  // namespace

@@ -330,21 +330,19 @@ void restore_dump_signal() noexcept {
 
 Status wait_setup(MPI_Request* req, const Describe& doing, const Describe& waiting_for, std::shared_ptr<void> buffers,
                   bool yield) {
+#ifdef DUCT_SIM
+  // Simulated ranks wait for nothing else: block (SimGrid finds deadlocks).
+  (void)buffers;
+  (void)yield;
+  Running running;
+  const int wrc = PMPI_Wait(req, MPI_STATUS_IGNORE);
+  return wrc == MPI_SUCCESS ? Status::ok() : mpi_error(wrc, waiting_for().c_str()).context(doing().c_str());
+#else
   using clock = std::chrono::steady_clock;
   const double timeout = config::get().wait_timeout();
   Running running;
   unsigned dump_seen = g_dump_gen.load(std::memory_order_relaxed);
   const clock::time_point started = clock::now();
-#ifdef DUCT_SIM
-  // Simulated ranks wait for nothing else: block (SimGrid finds deadlocks).
-  (void)timeout;
-  (void)dump_seen;
-  (void)started;
-  (void)buffers;
-  (void)yield;
-  const int wrc = PMPI_Wait(req, MPI_STATUS_IGNORE);
-  return wrc == MPI_SUCCESS ? Status::ok() : mpi_error(wrc, waiting_for().c_str()).context(doing().c_str());
-#endif
   for (unsigned polls = 1;; ++polls) {
     int flag = 0;
     int rc = PMPI_Test(req, &flag, MPI_STATUS_IGNORE);
@@ -352,12 +350,7 @@ Status wait_setup(MPI_Request* req, const Describe& doing, const Describe& waiti
     if (flag) return Status::ok();
     // Setup is rare and may wait long for a late rank: after a short spin
     // the core is given away on every poll.
-#ifdef DUCT_SIM
-    (void)yield;
-    sim_pause();
-#else
     if (yield || polls > 1024) sched_yield();
-#endif
     const bool dump_now = g_dump_gen.load(std::memory_order_relaxed) != dump_seen;
     if (polls % kPollsPerClockRead != 0 && !dump_now) continue;
     const double waited = std::chrono::duration<double>(clock::now() - started).count();
@@ -380,6 +373,7 @@ Status wait_setup(MPI_Request* req, const Describe& doing, const Describe& waiti
       return st;
     }
   }
+#endif
 }
 
 namespace {
