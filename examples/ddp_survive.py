@@ -4,7 +4,11 @@ DUCT_FT=1; at a random step every rank of one node kills itself (SIGKILL),
 the survivors' step fails (duct.PeerFailedError / duct.RevokedError raised
 by DDP's backward), they rebuild the process group on themselves
 (duct.torch.shrink_process_group), make DDP again and redo the step with the
-global batch split over fewer ranks.
+global batch split over fewer ranks. A failure is reported per rank, as in
+MPI's fault-tolerance chapter: the step that failed on one survivor may have
+completed on another (its allreduce's result arrived before the failure was
+found), so the survivors first agree to go on from the one that is furthest,
+with its parameters and optimizer state (resync).
 
     duct-run --ft -np 4 python3 examples/ddp_survive.py [--epochs N] [--kill-step S] [--check]
 
@@ -45,6 +49,22 @@ def victims(world):
     return list(range(size - size // 2, size))
 
 
+def resync(net, opt, step):
+    """After a shrink: the survivors go on from the one furthest ahead (the
+    highest step; its parameters and optimizer state to every survivor).
+    True when this rank's failed step had completed there (skip it)."""
+    survivors = duct.torch.world()
+    steps = survivors.allgather(step)
+    root = steps.index(max(steps))
+    mine = (net.state_dict(), opt.state_dict()) if survivors.Get_rank() == root else None
+    params, optim = survivors.bcast(mine, root=root)
+    net.load_state_dict(params)
+    opt.load_state_dict(optim)
+    if len(set(steps)) > 1 and survivors.Get_rank() == 0:
+        print(f'the survivors failed at steps {steps}: going on from step {steps[root] + 1}', flush=True)
+    return step < steps[root]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--epochs', type=int, default=30)
@@ -80,6 +100,7 @@ def main():
         for batch in batches(epoch):
             if step == kill_step and me in doomed:
                 os.kill(os.getpid(), signal.SIGKILL)
+            done_elsewhere = False
             while True:
                 share = GLOBAL_BATCH // size
                 mine = batch[rank * share:(rank + 1) * share]
@@ -93,10 +114,14 @@ def main():
                     failed_at = (step, type(e).__name__, str(e).splitlines()[0][:160])
                     duct.torch.shrink_process_group()
                     rank, size = torch.distributed.get_rank(), torch.distributed.get_world_size()
-                    model = DDP(net)   # broadcasts rank 0's parameters
+                    done_elsewhere = resync(net, opt, step)
+                    model = DDP(net)
                     recovery = time.perf_counter() - t0
-            opt.step()
-            total += loss.item()
+                    if done_elsewhere:
+                        break
+            if not done_elsewhere:
+                opt.step()
+                total += loss.item()
             step += 1
         losses.append(total / steps_per_epoch)
 
@@ -111,7 +136,7 @@ def main():
               f'{size} survivors finished')
         if failed_at:
             print(f'step {failed_at[0]} failed on rank 0 of the survivors with {failed_at[1]}: {failed_at[2]}')
-            print(f'recovery (shrink, new process group, new DDP): {recovery:.3f} s')
+            print(f'recovery (shrink, new process group, resync, new DDP): {recovery:.3f} s')
         else:
             print('no failure seen')
         for e, loss in enumerate(losses):

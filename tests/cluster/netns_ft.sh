@@ -81,7 +81,9 @@ for run in $(seq 1 "$runs"); do
   fi
   [ "$lingering" -ne 0 ] && hang_report -x duct-ft-survive >>"$out"
   pkill -9 -x duct-ft-survive 2>/dev/null
-  if [ "$mode" = link ]; then kill -9 $job 2>/dev/null; else kill $job 2>/dev/null; fi
+  # (-9 for a link run: mpirun waits for the cut node's daemon; the job is
+  # `timeout`, which passes no SIGKILL on, so its child first)
+  if [ "$mode" = link ]; then pkill -9 -P $job 2>/dev/null; kill -9 $job 2>/dev/null; else kill $job 2>/dev/null; fi
   wait $job 2>/dev/null
   if [ "$mode" = link ]; then
     ip netns exec "$ns" ip link set eth0 up

@@ -32,7 +32,7 @@ for run in $(seq 1 "$runs"); do
     kill $job 2>/dev/null
   fi
   wait $job 2>/dev/null
-  grep -E "killed at step|failed on|recovery|accuracy|identical|^check" "$out" | cut -c1-220 | sed "s/^/run $run: /"
+  grep -E "killed at step|failed on|failed at steps|recovery|accuracy|identical|^check" "$out" | cut -c1-220 | sed "s/^/run $run: /"
   grep -q '^check: passed' "$out" || { grep -v "PMIX ERROR" "$out" | tail -200; fail "run $run"; }
 done
 echo "PASS: $runs runs"
