@@ -63,8 +63,8 @@ for run in $(seq 1 "$runs"); do
     ip netns exec "$ns" ip link set eth1 down
   fi
   await_survivors "$out" $job $survivors 60 0.5
-  for _ in $(seq 6); do pgrep -x duct-ft-survive >/dev/null || break; sleep 0.5; done
-  lingering=$(pgrep -x duct-ft-survive | wc -l)
+  for _ in $(seq 6); do [ -n "$(live duct-ft-survive)" ] || break; sleep 0.5; done
+  lingering=$(live duct-ft-survive | wc -l)
   finalize_stuck=0 cut=0
   if [ "$mode" = link ]; then
     # The cut node's ranks must have seen an error too, and then wait to be

@@ -38,6 +38,15 @@ hang_report() {
   sleep 1
 }
 
+# live NAME: the pids of processes named NAME that are not zombies (a
+# killed victim stays one until its daemon reaps it).
+live() {
+  local pid
+  for pid in $(pgrep -x "$1"); do
+    [ "$(ps -o stat= -p "$pid" 2>/dev/null | cut -c1)" = Z ] || echo "$pid"
+  done
+}
+
 # slowest OUT: the slowest survivor's seconds from the kill to its error, and
 # the slowest shrink, as "DET SHR" ('?' where none was printed).
 slowest() {
