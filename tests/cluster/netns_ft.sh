@@ -36,6 +36,8 @@ np=$((2 * nodes))
 log=$build/netns-ft-$nodes-$mode.log
 : >"$log"
 dets=() shrinks=()
+rails() { for dev in eth0 eth1; do ip netns exec "$ns" ip link set "$dev" "$1"; done; }  # the cut node's rails up/down
+cut_lines() { cat "$kf.cut" 2>/dev/null | grep -c 'cut off'; }
 for run in $(seq 1 "$runs"); do
   node=$((RANDOM % nodes))              # 0-based: its ranks are 2*node, 2*node+1
   at=$((5 + RANDOM % 30))
@@ -59,8 +61,7 @@ for run in $(seq 1 "$runs"); do
     for _ in $(seq 100); do [ "$(grep -ac 'loop started' "$out")" -ge $np ] && break; sleep 0.2; done
     sleep "$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 0.2 + 1.3 * r / 32767 }')"
     date +%s.%N >"$kf"
-    ip netns exec "$ns" ip link set eth0 down
-    ip netns exec "$ns" ip link set eth1 down
+    rails down
   fi
   await_survivors "$out" $job $survivors 60 0.5
   for _ in $(seq 6); do [ -n "$(live duct-ft-survive)" ] || break; sleep 0.5; done
@@ -69,8 +70,8 @@ for run in $(seq 1 "$runs"); do
   if [ "$mode" = link ]; then
     # The cut node's ranks must have seen an error too, and then wait to be
     # stopped (they write to a file: their output went over the cut links).
-    for _ in $(seq 40); do [ "$(cat "$kf.cut" 2>/dev/null | grep -c 'cut off')" -ge 2 ] && break; sleep 0.5; done
-    cut=$(cat "$kf.cut" 2>/dev/null | grep -c 'cut off')
+    for _ in $(seq 40); do [ "$(cut_lines)" -ge 2 ] && break; sleep 0.5; done
+    cut=$(cut_lines)
     cat "$kf.cut" >>"$out" 2>/dev/null
     [ "$cut" -eq 2 ] && lingering=$((lingering - 2))
   fi
@@ -86,8 +87,7 @@ for run in $(seq 1 "$runs"); do
   if [ "$mode" = link ]; then pkill -9 -P $job 2>/dev/null; kill -9 $job 2>/dev/null; else kill $job 2>/dev/null; fi
   wait $job 2>/dev/null
   if [ "$mode" = link ]; then
-    ip netns exec "$ns" ip link set eth0 up
-    ip netns exec "$ns" ip link set eth1 up
+    rails up
     ip netns pids "$ns" | xargs -r kill -9 2>/dev/null  # its orted, cut off from mpirun
   fi
   { echo "== run $run: node $((node + 1)) (ranks $victims) killed at iteration $at ${extra[*]}"; grep -a '^rank' "$out"; } >>"$log"
