@@ -1,5 +1,5 @@
 #!/bin/bash
-# ft.sh MPIRUN EXE NP RUNS [CHANNEL]: surviving dead ranks on one node
+# ft.sh MPIRUN EXE NP RUNS [CHANNEL [ARGS...]]: surviving dead ranks on one node
 # (DUCT_FT=1, duct-ft-survive). Each run kills two ranks at random (or one,
 # and a third during the shrink, every other run) at a random iteration of
 # a loop of 1 MiB allreduces; every survivor must report the error within
@@ -9,8 +9,14 @@
 # fence for the dead ranks (1 in 20 runs of a plain MPI program that kills
 # two of 4 ranks and finalizes, no duct in it): such a run counts as passed
 # when every survivor passed first, and is reported.
+# ARGS go to duct-ft-survive (e.g. -d -c 8388608: 64 MiB device buffers).
+# With FT_IN_CALL_MAX_US set, the victims die a random 0..FT_IN_CALL_MAX_US
+# microseconds after entering the call of their iteration (-m), not before
+# it. A run in which duct-ft-survive says SKIP (no device) exits 77.
 set -uo pipefail
 mpirun=$1 exe=$2 np=$3 runs=$4 channel=${5:-auto}
+shift $(($# < 5 ? $# : 5))
+extra=("$@")
 source "$(dirname "$0")/../lib/ft_runs.sh"
 fail() { echo "FAIL: $*"; exit 1; }
 out=$(mktemp) kf=$(mktemp) stuck=0
@@ -23,9 +29,10 @@ for run in $(seq 1 "$runs"); do
   else
     what=(-k "$a,$b") survivors=$((np - 2))
   fi
+  [ -n "${FT_IN_CALL_MAX_US:-}" ] && what+=(-m $((RANDOM % (FT_IN_CALL_MAX_US + 1))))
   : >"$kf"
   timeout 60 "$mpirun" -np "$np" --enable-recovery -x DUCT_FT=1 \
-    -x DUCT_TIMEOUT=5 -x DUCT_CHANNEL="$channel" -x FT_KILL_FILE="$kf" "$exe" -a $at "${what[@]}" >"$out" 2>&1 &
+    -x DUCT_TIMEOUT=5 -x DUCT_CHANNEL="$channel" -x FT_KILL_FILE="$kf" "$exe" -a $at "${what[@]}" "${extra[@]}" >"$out" 2>&1 &
   job=$!
   # Until every survivor passed (or one failed), then 5 s more for mpirun.
   await_survivors "$out" $job $survivors 100 0.3
@@ -38,6 +45,7 @@ for run in $(seq 1 "$runs"); do
     kill $job 2>/dev/null
   fi
   wait $job 2>/dev/null
+  grep -aq '^SKIP' "$out" && { grep -a '^SKIP' "$out"; exit 77; }
   read -r det shr < <(slowest "$out")
   echo "run $run: ${what[*]} at iteration $at: $pass/$survivors passed, error after $det s, shrink $shr s, $([ $rc -eq 124 ] && echo 'mpirun stuck in MPI_Finalize' || echo 'mpirun ended')"
   [ $rc -eq 124 ] && stuck=$((stuck + 1))

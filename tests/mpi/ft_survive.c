@@ -1,13 +1,17 @@
 /* duct-ft-survive: a loop of DUCT_Allreduce on MPI_COMM_WORLD (errors
  * returned) while ranks die; the survivors shrink and go on.
  *
- *   duct-ft-survive [-c COUNT] [-i ITERS] [-k R1,R2,...] [-a ITER] [-s RANK] [-n AFTER] [-w MS] [-N] [-D] [-L]
+ *   duct-ft-survive [-c COUNT] [-i ITERS] [-k R1,R2,...] [-a ITER] [-m US] [-s RANK] [-n AFTER] [-w MS] [-N] [-D]
+ *                   [-L] [-d]
  *
  *   -c  doubles per allreduce (default 131072: 1 MiB)
  *   -i  iterations of the loop (default 200)
  *   -k  ranks that kill themselves (SIGKILL) at iteration -a; none: an
  *       outside killer (the netns test) does it
  *   -a  the iteration (default 20)
+ *   -m  the ranks of -k die US microseconds after entering the call of
+ *       iteration -a (from a helper thread, so inside the collective), not
+ *       before it
  *   -s  a rank that dies during the shrink instead of shrinking (after
  *       sleeping 0-20 ms, chosen by its rank and the time)
  *   -n  after shrinking, this many allreduces on the survivors' communicator
@@ -22,6 +26,11 @@
  *       their call fails, write "rank R: cut off: error CLASS ..." to
  *       $FT_KILL_FILE.cut (their standard output goes to mpirun over the cut
  *       links) and sleep until they are stopped. -a is then unused.
+ *   -d  device buffers (cudaMalloc on device 0, which all ranks share): the
+ *       loop's input is copied in once; after the shrink each allreduce's
+ *       input is copied in and its result copied out and compared, so a
+ *       survivor's CUDA context must still work. Exit 77 (skipped) where
+ *       this build has no CUDA or no device is usable.
  *
  * Every survivor prints
  *   rank R: error CLASS after I iterations, T s after the kill
@@ -33,6 +42,7 @@
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE
 #include <mpi.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +51,10 @@
 #include <unistd.h>
 
 #include "duct/duct.h"
+
+#ifdef FT_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 static double now_real(void) {
   struct timespec ts;
@@ -76,6 +90,12 @@ static void die(void) {
   raise(SIGKILL);
 }
 
+static void* die_later(void* us) {
+  usleep((useconds_t)(size_t)us);
+  die();
+  return NULL;
+}
+
 static double kill_time(void) {
   const char* f = getenv("FT_KILL_FILE");
   double t = 0, best = 0;
@@ -107,10 +127,10 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   int count = 131072, iters = 200, at = 20, shrink_victim = -1, after = 10, linger_ms = 0, nonblocking = 0, dup = 0,
-      cut = 0;
+      cut = 0, device = 0, in_call_us = -1;
   const char* victims = NULL;
   int opt;
-  while ((opt = getopt(argc, argv, "c:i:k:a:s:n:w:NDL")) != -1) {
+  while ((opt = getopt(argc, argv, "c:i:k:a:m:s:n:w:NDLd")) != -1) {
     switch (opt) {
       case 'c': count = atoi(optarg); break;
       case 'i': iters = atoi(optarg); break;
@@ -122,6 +142,8 @@ int main(int argc, char** argv) {
       case 'N': nonblocking = 1; break;
       case 'D': dup = 1; break;
       case 'L': cut = 1; break;
+      case 'd': device = 1; break;
+      case 'm': in_call_us = atoi(optarg); break;
       default: fprintf(stderr, "usage: see the source\n"); MPI_Abort(MPI_COMM_WORLD, 2);
     }
   }
@@ -130,23 +152,51 @@ int main(int argc, char** argv) {
     MPI_Comm_dup(MPI_COMM_WORLD, &loop);
     MPI_Comm_set_errhandler(loop, MPI_ERRORS_RETURN);
   }
-  double* in = malloc(sizeof(double) * (size_t)count);
-  double* out = malloc(sizeof(double) * (size_t)count);
-  double* ref = malloc(sizeof(double) * (size_t)count);
+  const size_t bytes = sizeof(double) * (size_t)count;
+  double* in = malloc(bytes);
+  double* out = malloc(bytes);
+  double* ref = malloc(bytes);
+  // What the collectives are given: the host buffers, or with -d device ones.
+  double* cin = in;
+  double* cout = out;
+  if (device) {
+#ifdef FT_CUDA
+    int ok = cudaSetDevice(0) == cudaSuccess && cudaMalloc((void**)&cin, bytes) == cudaSuccess &&
+             cudaMalloc((void**)&cout, bytes) == cudaSuccess;
+    int all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    if (!all) {
+      if (rank == 0) printf("SKIP: no usable CUDA device (%s)\n", cudaGetErrorString(cudaGetLastError()));
+      MPI_Finalize();
+      return 77;
+    }
+#else
+    if (rank == 0) printf("SKIP: -d: this build has no CUDA\n");
+    MPI_Finalize();
+    return 77;
+#endif
+  }
   int rc = MPI_SUCCESS, it = 0;
   for (it = 0; it < iters; ++it) {
-    if (it == at && !cut && in_list(victims, rank)) die();
+    if (it == at && !cut && in_call_us < 0 && in_list(victims, rank)) die();
     if (it == 1) {  // duct's context is set up (the first call did it)
       printf("rank %d: loop started\n", rank);
       fflush(stdout);
     }
-    fill(in, count, rank, it);
+    if (!device || it == 0) fill(in, count, rank, it);
+#ifdef FT_CUDA
+    if (device && it == 0) cudaMemcpy(cin, in, bytes, cudaMemcpyHostToDevice);
+#endif
+    if (it == at && !cut && in_call_us >= 0 && in_list(victims, rank)) {
+      pthread_t t;
+      pthread_create(&t, NULL, die_later, (void*)(size_t)in_call_us);
+    }
     if (nonblocking) {
       MPI_Request req;
-      rc = DUCT_Iallreduce(in, out, count, MPI_DOUBLE, MPI_SUM, loop, &req);
+      rc = DUCT_Iallreduce(cin, cout, count, MPI_DOUBLE, MPI_SUM, loop, &req);
       if (rc == MPI_SUCCESS) rc = DUCT_Wait(&req, MPI_STATUS_IGNORE);
     } else {
-      rc = DUCT_Allreduce(in, out, count, MPI_DOUBLE, MPI_SUM, loop);
+      rc = DUCT_Allreduce(cin, cout, count, MPI_DOUBLE, MPI_SUM, loop);
     }
     if (rc != MPI_SUCCESS) break;
   }
@@ -205,23 +255,43 @@ int main(int argc, char** argv) {
   int bad = nsize + nfailed != size;
   for (int j = 0; j < after && !bad; ++j) {
     fill(in, count, nrank, 1000 + j);
-    rc = DUCT_Allreduce(in, out, count, MPI_DOUBLE, MPI_SUM, nc);
+#ifdef FT_CUDA
+    if (device && cudaMemcpy(cin, in, bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
+      printf("rank %d: FAIL: CUDA after the shrink: %s\n", rank, cudaGetErrorString(cudaGetLastError()));
+      bad = 1;
+      break;
+    }
+#endif
+    rc = DUCT_Allreduce(cin, cout, count, MPI_DOUBLE, MPI_SUM, nc);
     if (rc != MPI_SUCCESS) {
       printf("rank %d: FAIL: allreduce %d on the survivors returned %s\n", rank, j, class_name(rc));
       bad = 1;
       break;
     }
+#ifdef FT_CUDA
+    if (device && cudaMemcpy(out, cout, bytes, cudaMemcpyDeviceToHost) != cudaSuccess) {
+      printf("rank %d: FAIL: CUDA after the shrink: %s\n", rank, cudaGetErrorString(cudaGetLastError()));
+      bad = 1;
+      break;
+    }
+#endif
     MPI_Allreduce(in, ref, count, MPI_DOUBLE, MPI_SUM, nc);
     if (memcmp(out, ref, sizeof(double) * (size_t)count) != 0) {
       printf("rank %d: FAIL: allreduce %d on the survivors differs from MPI_Allreduce\n", rank, j);
       bad = 1;
     }
   }
-  if (!bad) printf("rank %d: PASS (%d allreduces on the survivors exact)\n", rank, after);
+  if (!bad) printf("rank %d: PASS (%d allreduces on the survivors exact%s)\n", rank, after, device ? ", device buffers" : "");
   fflush(stdout);
   MPI_Comm_free(&nc);
   if (dup) MPI_Comm_free(&loop);
   if (linger_ms > 0) usleep((useconds_t)linger_ms * 1000);
+#ifdef FT_CUDA
+  if (device) {
+    cudaFree(cin);
+    cudaFree(cout);
+  }
+#endif
   free(in);
   free(out);
   free(ref);

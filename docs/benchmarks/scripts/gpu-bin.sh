@@ -14,13 +14,14 @@ set -euo pipefail
 [ -d .git ] || { echo "gpu-bin.sh: run it in the project root" >&2; exit 1; }
 grep -qx '/.gpu-bin/' .git/info/exclude 2>/dev/null || echo '/.gpu-bin/' >> .git/info/exclude
 [ -f build-gpu/build.ninja ] || meson setup build-gpu -Dcuda=enabled -Dgpu_archs=90 -Dbuildtype=release >/dev/null
-ninja -C build-gpu tests/gpu/duct-gpu-tests apps/duct-bench apps/duct-info apps/duct-tune lib/libduct-mpi.so.0.1.0
+ninja -C build-gpu tests/gpu/duct-gpu-tests tests/mpi/duct-ft-survive apps/duct-bench apps/duct-info apps/duct-tune lib/libduct-mpi.so.0.1.0
 rm -rf .gpu-bin
-mkdir -p .gpu-bin/lib .gpu-bin/apps .gpu-bin/tests/gpu
+mkdir -p .gpu-bin/lib .gpu-bin/apps .gpu-bin/tests/gpu .gpu-bin/tests/mpi
 cp -a build-gpu/lib/libduct.so* build-gpu/lib/libduct-mpi.so* .gpu-bin/lib/
 rm -rf .gpu-bin/lib/*.p
 cp -a build-gpu/apps/duct-bench build-gpu/apps/duct-info build-gpu/apps/duct-tune .gpu-bin/apps/
 cp -a build-gpu/tests/gpu/duct-gpu-tests .gpu-bin/tests/gpu/
+cp -a build-gpu/tests/mpi/duct-ft-survive .gpu-bin/tests/mpi/
 if [ "${WITH_UCX_CUDA:-0}" = 1 ]; then
   bash mpi_launch_scripts/build-ucx-cuda.sh /opt/ucx-cuda >/dev/null
   ninja -C build-ucx-cuda tests/gpu/duct-gpu-tests apps/duct-bench apps/duct-info >/dev/null
