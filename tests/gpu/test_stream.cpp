@@ -382,6 +382,11 @@ TEST_CASE("every captured stream-ordered collective replays with new data", "[gp
         k.mpi(hs.data(), expect.data());
         if (k.send_n) CU(cudaMemcpy(s.p, hs.data(), k.send_n * sizeof(float), cudaMemcpyHostToDevice));
         if (k.recv_n) CU(cudaMemcpy(r.p, hr.data(), k.recv_n * sizeof(float), cudaMemcpyHostToDevice));
+        // cudaMemcpy from pageable memory may return before its DMA lands
+        // (CUDA's "API synchronization behavior"); without this a peer's
+        // replay wrote into r.p before this rank's -1s did (run19, H200,
+        // 4 ranks, MPS: allgather replay 3 came back with -1s in it).
+        CU(cudaDeviceSynchronize());
         // Every rank's new input is in place before any rank replays.
         MPI_Barrier(MPI_COMM_WORLD);
         {

@@ -185,7 +185,8 @@ int main(int argc, char** argv) {
     }
     if (!device || it == 0) fill(in, count, rank, it);
 #ifdef FT_CUDA
-    if (device && it == 0) cudaMemcpy(cin, in, bytes, cudaMemcpyHostToDevice);
+    // cudaMemcpy from pageable memory may return before its DMA lands.
+    if (device && it == 0 && cudaMemcpy(cin, in, bytes, cudaMemcpyHostToDevice) == cudaSuccess) cudaDeviceSynchronize();
 #endif
     if (it == at && !cut && in_call_us >= 0 && in_list(victims, rank)) {
       pthread_t t;
@@ -256,7 +257,8 @@ int main(int argc, char** argv) {
   for (int j = 0; j < after && !bad; ++j) {
     fill(in, count, nrank, 1000 + j);
 #ifdef FT_CUDA
-    if (device && cudaMemcpy(cin, in, bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
+    if (device && (cudaMemcpy(cin, in, bytes, cudaMemcpyHostToDevice) != cudaSuccess ||
+                   cudaDeviceSynchronize() != cudaSuccess)) {
       printf("rank %d: FAIL: CUDA after the shrink: %s\n", rank, cudaGetErrorString(cudaGetLastError()));
       bad = 1;
       break;
