@@ -38,7 +38,7 @@ class ChunkedOp final : public Op {
         bool done = true;
         // A copy may still run into/out of the bounce buffer: wait for it.
         while (sl.fence.ready(&done) && !done) {}
-        memory::BouncePool::instance().release(sl.bounce);
+        memory::BouncePool::instance().release(sl.bounce, send_);
       }
     }
   }
@@ -60,9 +60,25 @@ class ChunkedOp final : public Op {
   }
 
   std::string describe() const override {
-    return strprintf("ucx %s %s of %zu bytes %s rank %d (chunk %zu of %zu in flight)",
+    const char* where = "";
+    if (first_ < next_) {
+      const Slot& sl = slots_[first_ % depth_];
+      switch (sl.stage) {
+        case Stage::start:
+          where = !sl.bounce && staged_ && first_ == issued_ && my_turn(first_)
+                      ? ", waiting for a free bounce buffer"
+                      : ", waiting for the messages before it on this pair";
+          break;
+        case Stage::copying: where = ", copying into its bounce buffer"; break;
+        case Stage::transfer: where = ", in UCX"; break;
+        case Stage::unstaging: where = ", copying out of its bounce buffer"; break;
+        case Stage::idle: break;
+      }
+    }
+    return strprintf("ucx %s %s of %zu bytes %s rank %d (chunk %zu of %zu in flight%s; bounce buffers: %s)",
                      staged_ ? "staged" : "chunked", send_ ? "send" : "receive", bytes_,
-                     send_ ? "to" : "from", s_.peer, first_, nchunks_);
+                     send_ ? "to" : "from", s_.peer, first_, nchunks_, where,
+                     memory::BouncePool::instance().describe().c_str());
   }
 
  private:
@@ -107,7 +123,11 @@ class ChunkedOp final : public Op {
           ++issued_;
           return post_transfer(sl, i, at(i), kind_);
         }
-        DUCT_TRY(memory::BouncePool::instance().acquire(&sl.bounce));
+        // A staged send copies into its bounce buffer ahead of its turn,
+        // but only within the pool's limit for that (a ring posts a whole
+        // block's segment sends at once: had each taken a buffer, none
+        // would be left for the receives; BouncePool::acquire).
+        DUCT_TRY(memory::BouncePool::instance().acquire(&sl.bounce, send_, my_turn(i)));
         if (!sl.bounce) return Status::ok();
         if (send_) {
           DUCT_TRY(memory::cuda::copy_async(sl.bounce, at(i), len(i), stream_));
@@ -146,7 +166,7 @@ class ChunkedOp final : public Op {
   }
 
   Status finish(Slot& sl) {
-    if (sl.bounce) memory::BouncePool::instance().release(sl.bounce);
+    if (sl.bounce) memory::BouncePool::instance().release(sl.bounce, send_);
     sl.bounce = nullptr;
     sl.stage = Stage::idle;
     return Status::ok();

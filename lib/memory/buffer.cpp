@@ -80,30 +80,39 @@ void BouncePool::configure(std::size_t chunk_bytes, std::size_t max_chunks) {
   if (max_chunks > max_) max_ = max_chunks;
 }
 
-Status BouncePool::acquire(void** chunk) {
+Status BouncePool::acquire(void** chunk, bool for_send, bool at_turn) {
   std::lock_guard<std::mutex> lock(mutex_);
   *chunk = nullptr;
+  if (for_send && (2 * sends_ >= max_ || (!at_turn && 4 * sends_ >= max_))) return Status::ok();
   if (!free_.empty()) {
     *chunk = free_.back();
     free_.pop_back();
-    return Status::ok();
+  } else {
+    if (all_.size() >= max_) return Status::ok();
+    void* p = nullptr;
+    DUCT_TRY(cuda::alloc_pinned(chunk_, &p).context("bounce buffer"));
+    all_.push_back(p);
+    *chunk = p;
   }
-  if (all_.size() >= max_) return Status::ok();
-  void* p = nullptr;
-  DUCT_TRY(cuda::alloc_pinned(chunk_, &p).context("bounce buffer"));
-  all_.push_back(p);
-  *chunk = p;
+  if (for_send) ++sends_;
   return Status::ok();
 }
 
-void BouncePool::release(void* chunk) noexcept {
+void BouncePool::release(void* chunk, bool for_send) noexcept {
   if (!chunk) return;
   std::lock_guard<std::mutex> lock(mutex_);
+  if (for_send && sends_ > 0) --sends_;
   if (std::find(all_.begin(), all_.end(), chunk) != all_.end()) {
     free_.push_back(chunk);
   } else {
     cuda::free_pinned(chunk);  // from before a reconfigure
   }
+}
+
+std::string BouncePool::describe() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return strprintf("%zu of %zu in use, %zu by sends (at most %zu of %zu bytes)", all_.size() - free_.size(),
+                   all_.size(), sends_, max_, chunk_);
 }
 
 void BouncePool::clear() noexcept {

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "core/status.hpp"
@@ -64,15 +65,26 @@ class BouncePool {
   void configure(std::size_t chunk_bytes, std::size_t max_chunks);
   // A chunk of at least chunk_bytes(), or nullptr when all are in use
   // (try again after progress). Errors only when pinning fails.
-  Status acquire(void** chunk);
-  void release(void* chunk) noexcept;
+  // Staged sends (`for_send`) hold at most half of the pool: a send keeps
+  // its chunk until the receiver has taken the data, and the receiver
+  // needs a chunk of its own pool for that, so sends that held every chunk
+  // on both sides of a pair would wait for each other forever. A send
+  // whose message is not yet next on its pair (`at_turn` false: it copies
+  // ahead) gets one only while sends hold under a quarter, so the send
+  // that is next always finds one.
+  Status acquire(void** chunk, bool for_send, bool at_turn = true);
+  void release(void* chunk, bool for_send) noexcept;
   std::size_t chunk_bytes() const noexcept { return chunk_; }
   void clear() noexcept;
+  // "U of N in use, S by sends (at most M of B bytes)", for a stalled
+  // transfer's report.
+  std::string describe();
 
  private:
   std::mutex mutex_;
   std::size_t chunk_ = 1u << 20;
   std::size_t max_ = 64;
+  std::size_t sends_ = 0;  // chunks held by staged sends
   std::vector<void*> free_;
   std::vector<void*> all_;
 };

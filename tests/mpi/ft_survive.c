@@ -266,7 +266,10 @@ int main(int argc, char** argv) {
 #endif
     rc = DUCT_Allreduce(cin, cout, count, MPI_DOUBLE, MPI_SUM, nc);
     if (rc != MPI_SUCCESS) {
-      printf("rank %d: FAIL: allreduce %d on the survivors returned %s\n", rank, j, class_name(rc));
+      char msg[MPI_MAX_ERROR_STRING];
+      int len = 0;
+      MPI_Error_string(rc, msg, &len);
+      printf("rank %d: FAIL: allreduce %d on the survivors returned %s: %s\n", rank, j, class_name(rc), msg);
       bad = 1;
       break;
     }

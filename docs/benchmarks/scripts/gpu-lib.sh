@@ -134,3 +134,16 @@ cluster() {
   fi
   cluster_down
 }
+
+# ft LABEL RUNS TIMEOUT CHANNEL [ARGS...]: issue 50's tests/mpi/ft.sh at 4
+# ranks with duct-ft-survive from $BIN (ARGS to it, e.g. -d -c 8388608),
+# the victims dying 0-2 ms into a call; prints each run's line and, on a
+# failure, every rank's FAIL line. (run21-24.sh)
+ft() {
+  local s=$(date +%s) l=$1 n=$2 to=$3 ch=$4; shift 4
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  FT_IN_CALL_MAX_US=2000 timeout "$to" bash tests/mpi/ft.sh "$(command -v mpirun)" "$BIN/tests/mpi/duct-ft-survive" 4 "$n" \
+    "$ch" "$@" > "$logs/ft-$l.log" 2>&1
+  echo "issue 50 FT $l ($ch $*): rc=$? $(( $(date +%s) - s )) s"; grep -aE '^(run |PASS|FAIL|SKIP)' "$logs/ft-$l.log"
+  grep -aq '^FAIL' "$logs/ft-$l.log" && grep -a '^rank .*FAIL' "$logs/ft-$l.log" | cut -c1-900
+}

@@ -6,15 +6,7 @@
 # buffers over ucx beside it.
 #   BUDGET=240 bash docs/benchmarks/scripts/run21.sh   (timeout_s 280)
 RUN=run21 source "$(dirname "${BASH_SOURCE[0]}")/gpu-lib.sh"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-FT=$BIN/tests/mpi/duct-ft-survive
-ft() {  # label runs timeout channel [args...]
-  local s=$(date +%s) l=$1 n=$2 to=$3 ch=$4; shift 4
-  FT_IN_CALL_MAX_US=2000 timeout "$to" bash tests/mpi/ft.sh "$(command -v mpirun)" "$FT" 4 "$n" "$ch" "$@" \
-    > "$logs/ft-$l.log" 2>&1
-  echo "issue 50 FT $l ($ch $*): rc=$? $(( $(date +%s) - s )) s"; grep -aE '^(run |PASS|FAIL|SKIP)' "$logs/ft-$l.log"
-  grep -aq '^FAIL' "$logs/ft-$l.log" && grep -av "mpool.c" "$logs/ft-$l.log" | grep -av '^run ' | tail -40
-}
+# ft: gpu-lib.sh (as it ran, then inline; run22-24 also printed only the ranks' FAIL lines)
 mps_on || echo "(everything below runs without MPS)"
 step 40 "device FT, ucx channel, MPS, 6 runs" && ft mps-ucx 6 90 ucx -d -c 8388608
 step 30 "host FT, ucx channel, 4 runs" && ft host-ucx 4 60 ucx
