@@ -80,14 +80,62 @@ void send(State& s, int to, int tag, std::vector<std::uint64_t> buf) {
   }
 }
 
-// Mark revoked and tell every rank not known to have failed (once).
+// Where a rank sends on a flooded message (a revocation, a decision): its
+// neighbours among the ranks not in `failed`, in the circulant graph that
+// joins every rank r to r +- 2^j (mod n) for 2^j < n. Every rank forwards
+// once, on first receipt, so the message reaches every survivor the graph
+// still connects, in about log2(n) hops, with 2 log2(n) messages per rank
+// instead of n - 1 (at 1024 ranks: 19 instead of 1023). The graph stays
+// connected unless every neighbour of some survivor failed (at 1024 ranks,
+// 19 ranks at distances 1, 2, 4, ...; a node of 8 consecutive ranks holds
+// at most 6 of them). Where the survivors it knows of are not connected,
+// the rank sends to every survivor, as a plain flood would.
+std::vector<int> flood_targets(const State& s, const std::vector<std::uint8_t>& failed) {
+  const int n = s.n;
+  auto alive = [&](int r) { return !failed[static_cast<std::size_t>(r)]; };
+  auto neighbours = [n](int r, std::vector<int>* out) {
+    out->clear();
+    for (int d = 1; d < n; d *= 2)
+      for (int q : {(r + d) % n, (r - d % n + n) % n})
+        if (q != r && std::find(out->begin(), out->end(), q) == out->end()) out->push_back(q);
+  };
+  // Are the survivors connected? (a breadth-first search from this rank)
+  std::vector<std::uint8_t> seen(static_cast<std::size_t>(n), 0);
+  std::vector<int> todo{s.me}, next;
+  seen[static_cast<std::size_t>(s.me)] = 1;
+  int reached = 1, survivors = 0;
+  for (int r = 0; r < n; ++r) survivors += alive(r) || r == s.me;
+  while (!todo.empty()) {
+    const int r = todo.back();
+    todo.pop_back();
+    neighbours(r, &next);
+    for (int q : next)
+      if (alive(q) && !seen[static_cast<std::size_t>(q)]) {
+        seen[static_cast<std::size_t>(q)] = 1;
+        ++reached;
+        todo.push_back(q);
+      }
+  }
+  std::vector<int> out;
+  if (reached < survivors) {
+    for (int r = 0; r < n; ++r)
+      if (r != s.me && alive(r)) out.push_back(r);
+    return out;
+  }
+  neighbours(s.me, &next);
+  for (int q : next)
+    if (alive(q)) out.push_back(q);
+  return out;
+}
+
+// Mark revoked and tell this rank's flood neighbours (once; each of them
+// tells theirs: flood_targets).
 void do_revoke(State& s, int origin, const std::string& why) {
   if (s.revoked) return;
   s.revoked = true;
   s.why = why;
   DUCT_INFO(coll, "rank %d: communicator revoked: %s", s.me, why.c_str());
-  for (int r = 0; r < s.n; ++r) {
-    if (r == s.me || s.failed[static_cast<std::size_t>(r)]) continue;
+  for (int r : flood_targets(s, s.failed)) {
     std::vector<std::uint64_t> b(1, 0);
     const std::int32_t o = origin;
     std::memcpy(b.data(), &o, sizeof o);
@@ -386,8 +434,7 @@ Status agree(State& s, int* flag, std::vector<int>* failed_out) {
   s.failed = result_failed;
   for (std::size_t r = 0; r < n; ++r)
     if (result_failed[r]) m[2 + r / 64] |= std::uint64_t{1} << (r % 64);
-  for (int r = 0; r < s.n; ++r)
-    if (r != s.me && !s.failed[static_cast<std::size_t>(r)]) send(s, r, kAgreeTag, m);
+  for (int r : flood_targets(s, result_failed)) send(s, r, kAgreeTag, m);
   pump(s);
   *flag = result;
   failed_out->clear();

@@ -41,6 +41,23 @@ const std::string& boot_id() {
   return id;
 }
 
+namespace {
+// The node a host name belongs to. Under the simulation build a simulated
+// host is one rank, and mpi_launch_scripts/duct-sim names local rank l of
+// node X "X.r<l>" (its platform: mpi_launch_scripts/duct-sim-rails.cpp):
+// the node is X. Elsewhere the host name is the node.
+std::string node_name(const char* host, std::size_t len) {
+  std::string name(host, len);
+#ifdef DUCT_SIM
+  const std::size_t dot = name.rfind(".r");
+  if (dot != std::string::npos && dot + 2 < name.size() &&
+      name.find_first_not_of("0123456789", dot + 2) == std::string::npos)
+    name.resize(dot);
+#endif
+  return name;
+}
+}  // namespace
+
 Status build_topology(MPI_Comm comm, Topology* out, const MpiWait& wait) {
   Topology t;
   DUCT_MPI_CHECK(MPI_Comm_rank(comm, &t.rank));
@@ -69,7 +86,7 @@ Status build_topology(MPI_Comm comm, Topology* out, const MpiWait& wait) {
   std::unordered_map<std::string, std::pair<int, int>> nodes;  // key -> (leader, ranks so far)
   for (int r = 0; r < t.size; ++r) {
     const Row& row = rows[static_cast<size_t>(r)];
-    std::string key(row.host, strnlen(row.host, sizeof row.host));
+    std::string key = node_name(row.host, strnlen(row.host, sizeof row.host));
     key += '\n';
     key.append(row.boot_id, strnlen(row.boot_id, sizeof row.boot_id));
     auto it = nodes.try_emplace(std::move(key), r, 0).first;
