@@ -26,7 +26,10 @@
 
 #include <mpi.h>
 
+#include <sched.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -43,6 +46,7 @@ namespace duct::channel {
 namespace {
 
 constexpr std::size_t kMaxPiece = std::size_t{1} << 30;
+constexpr double kCancelSeconds = 0.1;  // an abandoned receive's cancellation, at most
 
 std::string mpi_message(int rc) {
   char text[MPI_MAX_ERROR_STRING];
@@ -61,19 +65,30 @@ class MpiOp final : public Op {
     // Abandoned (an error or a timeout elsewhere in the collective): a
     // pending receive is cancelled; a pending send is left to the library
     // (MPI_Request_free), and its staging buffer, which the library may
-    // still read, is left allocated.
-    bool pending = false;
+    // still read, is left allocated. A receive that has already matched a
+    // message (a rendezvous whose sender died, say) cannot be cancelled and
+    // may never complete: after kCancelSeconds it is left to the library
+    // too, with its staging buffer (waiting for it hung a survivor of a
+    // killed rank in Open MPI 4.1, ft-np12-mpi).
+    bool pending = false, left = false;
     for (MPI_Request& r : reqs_) {
       if (r == MPI_REQUEST_NULL) continue;
       pending = true;
       if (recv_) {
         (void)PMPI_Cancel(&r);
-        (void)PMPI_Wait(&r, MPI_STATUS_IGNORE);
+        const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(kCancelSeconds);
+        int done = 0;
+        while (!done && PMPI_Test(&r, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && std::chrono::steady_clock::now() < until)
+          sched_yield();
+        if (!done && r != MPI_REQUEST_NULL) {
+          (void)PMPI_Request_free(&r);
+          left = true;
+        }
       } else {
         (void)PMPI_Request_free(&r);
       }
     }
-    if (pending && !recv_ && !staged_.empty()) (void)new std::vector<char>(std::move(staged_));
+    if (((pending && !recv_) || left) && !staged_.empty()) (void)new std::vector<char>(std::move(staged_));
   }
 
   Status post(MPI_Comm comm, bool staged_device) {

@@ -25,6 +25,7 @@ constexpr int kShrinkTag = 3;
 constexpr std::uint64_t kContrib = 1;
 constexpr std::uint64_t kDecide = 2;
 constexpr double kScanSeconds = 0.010;  // pids of this machine's ranks, while waiting
+constexpr int kNextCoordinators = 3;  // survivors that every decided rank tells directly (agree)
 constexpr unsigned kPollsPerLook = 16;  // agreement passes between looks at the clock (each pass yields the core)
 
 // A pass of a wait that found nothing: the core goes to another process
@@ -434,7 +435,18 @@ Status agree(State& s, int* flag, std::vector<int>* failed_out) {
   s.failed = result_failed;
   for (std::size_t r = 0; r < n; ++r)
     if (result_failed[r]) m[2 + r / 64] |= std::uint64_t{1} << (r % 64);
-  for (int r : flood_targets(s, result_failed)) send(s, r, kAgreeTag, m);
+  // Besides the flood neighbours, the lowest three survivors: the next
+  // coordinators, should this one die now. One that has not seen the
+  // decision cannot finish collecting while this rank (which will not
+  // contribute again) lives, and it must learn the decision before it would
+  // time this rank out, whatever the failures do to the flood's graph.
+  std::vector<int> to = flood_targets(s, result_failed);
+  for (int r = 0, extra = 0; r < s.n && extra < kNextCoordinators; ++r) {
+    if (result_failed[static_cast<std::size_t>(r)]) continue;
+    ++extra;
+    if (r != s.me && std::find(to.begin(), to.end(), r) == to.end()) to.push_back(r);
+  }
+  for (int r : to) send(s, r, kAgreeTag, m);
   pump(s);
   *flag = result;
   failed_out->clear();
