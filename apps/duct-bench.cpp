@@ -413,6 +413,11 @@ int main(int argc, char** argv) {
     const std::size_t un = static_cast<std::size_t>(n);
     Shape s;
     const std::size_t block = count / un;
+    // A size below one element per rank gives the per-rank collectives
+    // nothing to move (and a meaningless ratio): skipped, unless asked for
+    // exactly (-b 0).
+    const bool per_rank = coll != "allreduce" && coll != "bcast" && coll != "reduce" && coll != "barrier";
+    if (per_rank && count > 0 && block == 0) continue;
     if (coll == "allreduce") s = {count, count, 0, 2 * frac, true, false, true};
     else if (coll == "bcast") s = {count, count, 0, 1, false, true, false};
     else if (coll == "reduce") s = {count, count, 0, 1, true, true, true};
