@@ -391,6 +391,11 @@ std::string unknown_vars() {
     std::string_view name = kv.substr(0, kv.find('='));
     bool known = false;
     for (const Var& v : kTable) known = known || name == v.name;
+    // The simulated platform's (mpi_launch_scripts/duct-sim-rails.cpp), set
+    // by duct-sim run -N/-ppn: read by SimGrid's loading of it, not by duct.
+    for (const char* p : {"DUCT_SIM_NODES", "DUCT_SIM_PPN", "DUCT_SIM_RAILS", "DUCT_SIM_NIC_BW", "DUCT_SIM_NIC_LAT",
+                          "DUCT_SIM_NVL_BW", "DUCT_SIM_NVL_LAT"})
+      known = known || name == p;
     if (!known) {
       if (!out.empty()) out += ", ";
       out += name;
