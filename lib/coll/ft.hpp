@@ -41,8 +41,8 @@
 // (learning of failures from the contributions and its own detection),
 // decides (AND of the survivors' flags, the union of the failed sets) and
 // floods the decision. A rank that receives a decision sends it on to its
-// flood neighbours (as a revocation) and to the lowest three survivors (the
-// next coordinators) before it returns, so that when the
+// flood neighbours (as a revocation) and to the three survivors after the
+// coordinator (the next coordinators) before it returns, so that when the
 // coordinator dies after reaching some ranks the others still learn the
 // same decision; a rank whose coordinator dies before any decision reached
 // it contributes to the next lowest. Every survivor returns the same flag
