@@ -30,6 +30,7 @@
 
 #include "bench_compute.hpp"
 #include "bench_data.hpp"
+#include "core/comm.hpp"
 #include "core/config.hpp"
 #include "duct/duct.h"
 #include "duct/duct_stream.h"
@@ -332,16 +333,11 @@ int main(int argc, char** argv) {
   MPI_Get_processor_name(host, &hlen);
   MPI_Comm node;
 #ifdef DUCT_SIM
-  // A simulated host is one rank; duct-sim names local rank l of node X
-  // "X.r<l>" (and duct counts nodes so, lib/core/comm.cpp).
-  {
-    std::string name(host, static_cast<std::size_t>(hlen));
-    const std::size_t dot = name.rfind(".r");
-    if (dot != std::string::npos && dot + 2 < name.size() &&
-        name.find_first_not_of("0123456789", dot + 2) == std::string::npos)
-      name.resize(dot);
-    MPI_Comm_split(MPI_COMM_WORLD, static_cast<int>(std::hash<std::string>{}(name) & 0x7fffffff), rank, &node);
-  }
+  // A simulated host is one rank: the node is duct's (duct::node_name).
+  MPI_Comm_split(MPI_COMM_WORLD,
+                 static_cast<int>(std::hash<std::string>{}(duct::node_name(host, static_cast<std::size_t>(hlen))) &
+                                  0x7fffffff),
+                 rank, &node);
 #else
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
 #endif

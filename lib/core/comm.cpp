@@ -41,11 +41,6 @@ const std::string& boot_id() {
   return id;
 }
 
-namespace {
-// The node a host name belongs to. Under the simulation build a simulated
-// host is one rank, and mpi_launch_scripts/duct-sim names local rank l of
-// node X "X.r<l>" (its platform: mpi_launch_scripts/duct-sim-rails.cpp):
-// the node is X. Elsewhere the host name is the node.
 std::string node_name(const char* host, std::size_t len) {
   std::string name(host, len);
 #ifdef DUCT_SIM
@@ -56,7 +51,6 @@ std::string node_name(const char* host, std::size_t len) {
 #endif
   return name;
 }
-}  // namespace
 
 Status build_topology(MPI_Comm comm, Topology* out, const MpiWait& wait) {
   Topology t;

@@ -166,6 +166,11 @@ class CommAttr {
 
 // This process's host name (MPI_Get_processor_name).
 std::string processor_name();
+// The node a host name (`len` bytes) belongs to: the name itself, except
+// under the simulation build, where a simulated host is one rank and
+// mpi_launch_scripts/duct-sim names local rank l of node X "X.r<l>"
+// (its platform: mpi_launch_scripts/duct-sim-rails.cpp): the node is X.
+std::string node_name(const char* host, std::size_t len);
 
 // The kernel's boot id ("" where /proc does not have it): one per machine,
 // shared by its network namespaces and containers. Read once per process.

@@ -72,7 +72,7 @@ class BouncePool {
   // whose message is not yet next on its pair (`at_turn` false: it copies
   // ahead) gets one only while sends hold under a quarter, so the send
   // that is next always finds one.
-  Status acquire(void** chunk, bool for_send, bool at_turn = true);
+  Status acquire(void** chunk, bool for_send, bool at_turn);
   void release(void* chunk, bool for_send) noexcept;
   std::size_t chunk_bytes() const noexcept { return chunk_; }
   void clear() noexcept;

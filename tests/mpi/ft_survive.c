@@ -96,6 +96,21 @@ static void* die_later(void* us) {
   return NULL;
 }
 
+// With -d: a copy between host and device memory (either way) that has
+// landed when it returns (cudaMemcpy from pageable memory may return before
+// its DMA does). 0, after saying so, when CUDA fails.
+static int copy_landed(int rank, void* dst, const void* src, size_t bytes) {
+#ifdef FT_CUDA
+  if (cudaMemcpy(dst, src, bytes, cudaMemcpyDefault) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess)
+    return 1;
+  printf("rank %d: FAIL: CUDA: %s\n", rank, cudaGetErrorString(cudaGetLastError()));
+#else
+  (void)dst, (void)src, (void)bytes;
+  printf("rank %d: FAIL: this build has no CUDA\n", rank);
+#endif
+  return 0;
+}
+
 static double kill_time(void) {
   const char* f = getenv("FT_KILL_FILE");
   double t = 0, best = 0;
@@ -184,10 +199,7 @@ int main(int argc, char** argv) {
       fflush(stdout);
     }
     if (!device || it == 0) fill(in, count, rank, it);
-#ifdef FT_CUDA
-    // cudaMemcpy from pageable memory may return before its DMA lands.
-    if (device && it == 0 && cudaMemcpy(cin, in, bytes, cudaMemcpyHostToDevice) == cudaSuccess) cudaDeviceSynchronize();
-#endif
+    if (device && it == 0) (void)copy_landed(rank, cin, in, bytes);
     if (it == at && !cut && in_call_us >= 0 && in_list(victims, rank)) {
       pthread_t t;
       pthread_create(&t, NULL, die_later, (void*)(size_t)in_call_us);
@@ -256,14 +268,10 @@ int main(int argc, char** argv) {
   int bad = nsize + nfailed != size;
   for (int j = 0; j < after && !bad; ++j) {
     fill(in, count, nrank, 1000 + j);
-#ifdef FT_CUDA
-    if (device && (cudaMemcpy(cin, in, bytes, cudaMemcpyHostToDevice) != cudaSuccess ||
-                   cudaDeviceSynchronize() != cudaSuccess)) {
-      printf("rank %d: FAIL: CUDA after the shrink: %s\n", rank, cudaGetErrorString(cudaGetLastError()));
+    if (device && !copy_landed(rank, cin, in, bytes)) {
       bad = 1;
       break;
     }
-#endif
     rc = DUCT_Allreduce(cin, cout, count, MPI_DOUBLE, MPI_SUM, nc);
     if (rc != MPI_SUCCESS) {
       char msg[MPI_MAX_ERROR_STRING];
@@ -273,13 +281,10 @@ int main(int argc, char** argv) {
       bad = 1;
       break;
     }
-#ifdef FT_CUDA
-    if (device && cudaMemcpy(out, cout, bytes, cudaMemcpyDeviceToHost) != cudaSuccess) {
-      printf("rank %d: FAIL: CUDA after the shrink: %s\n", rank, cudaGetErrorString(cudaGetLastError()));
+    if (device && !copy_landed(rank, out, cout, bytes)) {
       bad = 1;
       break;
     }
-#endif
     MPI_Allreduce(in, ref, count, MPI_DOUBLE, MPI_SUM, nc);
     if (memcmp(out, ref, sizeof(double) * (size_t)count) != 0) {
       printf("rank %d: FAIL: allreduce %d on the survivors differs from MPI_Allreduce\n", rank, j);
