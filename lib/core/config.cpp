@@ -392,9 +392,10 @@ std::string unknown_vars() {
     bool known = false;
     for (const Var& v : kTable) known = known || name == v.name;
     // The simulated platform's (mpi_launch_scripts/duct-sim-rails.cpp), set
-    // by duct-sim run -N/-ppn: read by SimGrid's loading of it, not by duct.
+    // by duct-sim run -N/-ppn: read by SimGrid's loading of it, not by duct;
+    // and duct-sim's own (its build directory, extra SMPI options).
     for (const char* p : {"DUCT_SIM_NODES", "DUCT_SIM_PPN", "DUCT_SIM_RAILS", "DUCT_SIM_NIC_BW", "DUCT_SIM_NIC_LAT",
-                          "DUCT_SIM_NVL_BW", "DUCT_SIM_NVL_LAT"})
+                          "DUCT_SIM_NVL_BW", "DUCT_SIM_NVL_LAT", "DUCT_SIM_BUILD", "DUCT_SIM_CFG"})
       known = known || name == p;
     if (!known) {
       if (!out.empty()) out += ", ";
