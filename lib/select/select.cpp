@@ -163,10 +163,32 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // (n-1 latencies), 12 nodes, Bruck / ring / ompi: 4 KiB 9.2 / 23.2 / 10.2,
 // 256 KiB 19.1 / 33.1 / 27.1, 16 MiB 655 / 669 / 1103; 16 nodes 256 KiB
 // 18.3 / 40.4 / 18.3.
+// Allgather on 64 or more ranks over several nodes (measured at 8 ranks
+// per node on the rails platform: one 50 GBps NIC per rank, NVLink-class
+// links inside a node; SimGrid SMPI 3.32, factors neutralised; docs/
+// benchmarks/2026-11-27-sim-allgather-scale.md): split_rail's network level
+// is a ring per rail, N - 1 steps of a NIC's latency, so it loses below
+// megabytes where the node count is large; recursive doubling (a power of
+// two of ranks) and Bruck (any count) take log2(n) steps. Total size, us,
+// hierarchical / recursive doubling / Bruck / split_rail: 8 x 8, 16 KiB 13.5
+// / 12.3 / 15.4 / 18.2, 64 KiB 15.1 / 13.2 / 16.4 / 18.3, 256 KiB 21.4 /
+// 16.9 / 20.4 / 19.2, 1 MiB 46.5 / 31.6 / 36.6 / 22.6; 16 x 8, 16 KiB 15.6
+// / 14.3 / 17.4 / 34.3, 64 KiB 17.2 / 15.3 / 18.4 / 34.4, 256 KiB 23.7 /
+// 19.2 / 22.5 / 35.2, 1 MiB 49.8 / 34.8 / 38.8 / 38.8, 4 MiB 154 / 97.1 /
+// 104 / 53.0; 64 x 8, 16 KiB 19.6 / 18.4 / 21.4 / -, 64 KiB 21.3 / 19.4 /
+// 22.4 / -, 256 KiB 27.9 / 23.4 / 26.5 / -. split_rail at 64 x 8 did not
+// finish in 15 minutes of SMPI's real time; where it overtakes there is
+// not known (at 16 nodes: between 1 and 4 MiB). Below 64 KiB the rules keep
+// the hierarchical form although recursive doubling is 1-2 us faster in the
+// model: its node phases are messages there and shared memory (or the
+// device engine) on a real node, where the emulated 2 x 2 cluster measured
+// it ahead of every flat form (allreduce, 2026-11-24).
 constexpr const char* kDefaultRules =
     "allreduce/nodes/ppn=1-1/n=9-inf:0-64k:recursive_doubling,64k-inf:rabenseifner;"
     "bcast/nodes/ppn=1-1/n=9-inf:0-128k:binomial,128k-inf:scatter_allgather;"
     "allgather/nodes/ppn=1-1/n=9-inf:0-inf:bruck;"
+    "allgather/nodes/n=64-127:0-64k:hierarchical,64k-512k:recursive_doubling,64k-128k:hierarchical;"
+    "allgather/nodes/n=128-inf:0-64k:hierarchical,64k-1m:recursive_doubling,64k-1m:bruck;"
     "allreduce/nodes:0-16k:hierarchical,16k-inf:split_rail,64k-inf:hierarchical;"
     "bcast/nodes:0-16k:hierarchical,16k-inf:split_rail;reduce/nodes:0-16k:hierarchical,16k-inf:split_rail;allgather/nodes:16k-inf:split_rail;"
     "allgather/nodes:0-16k:hierarchical;allgatherv/nodes:16k-inf:split_rail;"

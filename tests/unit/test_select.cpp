@@ -136,3 +136,43 @@ TEST_CASE("duct-tune rules claim only the sizes a challenger won", "[select][tun
   CHECK(tune_boundary(32768, 65536) == 65536);
   CHECK(tune_boundary(1, 2) == 2);
 }
+
+// The allgather across nodes by communicator size (from simulation at 8
+// ranks per node, lib/select/select.cpp): split_rail's ring per rail keeps
+// only the sizes where it pays on many nodes; a few nodes keep the measured
+// rules of the emulated cluster.
+TEST_CASE("allgather across nodes: the rules by communicator size", "[select]") {
+  Table builtin;
+  REQUIRE(Table::make("", &builtin));
+  auto across = [](int nodes, int ppn, std::size_t bytes) {
+    Query q;
+    q.coll = Coll::allgather;
+    q.bytes = bytes;
+    q.comm_size = nodes * ppn;
+    q.num_nodes = nodes;
+    q.ranks_per_node = ppn;
+    return q;
+  };
+  // 2 x 2 (the emulated cluster's measurements): hierarchical below 16 KiB, then split_rail.
+  CHECK(name(builtin.choose(across(2, 2, 4 << 10))) == "hierarchical");
+  CHECK(name(builtin.choose(across(2, 2, 64 << 10))) == "split_rail");
+  // 8 x 8: hierarchical below 64 KiB, recursive doubling to 512 KiB, then split_rail.
+  CHECK(name(builtin.choose(across(8, 8, 16 << 10))) == "hierarchical");
+  CHECK(name(builtin.choose(across(8, 8, 256 << 10))) == "recursive_doubling");
+  CHECK(name(builtin.choose(across(8, 8, 1 << 20))) == "split_rail");
+  // 12 x 8 (not a power of two): hierarchical to 128 KiB, then split_rail.
+  CHECK(name(builtin.choose(across(12, 8, 64 << 10))) == "hierarchical");
+  CHECK(name(builtin.choose(across(12, 8, 256 << 10))) == "split_rail");
+  // 16 x 8 and 64 x 8: hierarchical below 64 KiB, recursive doubling to 1 MiB, then split_rail.
+  for (int nodes : {16, 64}) {
+    CHECK(name(builtin.choose(across(nodes, 8, 16 << 10))) == "hierarchical");
+    CHECK(name(builtin.choose(across(nodes, 8, 64 << 10))) == "recursive_doubling");
+    CHECK(name(builtin.choose(across(nodes, 8, (1 << 20) - 1))) == "recursive_doubling");
+    CHECK(name(builtin.choose(across(nodes, 8, 1 << 20))) == "split_rail");
+  }
+  // 24 x 8 (not a power of two): Bruck from 64 KiB to 1 MiB.
+  CHECK(name(builtin.choose(across(24, 8, 64 << 10))) == "bruck");
+  CHECK(name(builtin.choose(across(24, 8, 1 << 20))) == "split_rail");
+  // One rank per node on 9 or more nodes: Bruck at every size.
+  CHECK(name(builtin.choose(across(128, 1, 16 << 20))) == "bruck");
+}
