@@ -183,12 +183,25 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // model: its node phases are messages there and shared memory (or the
 // device engine) on a real node, where the emulated 2 x 2 cluster measured
 // it ahead of every flat form (allreduce, 2026-11-24).
+// The reduce-scatter's split_rail has the same ring per rail; recursive
+// halving (a power of two of ranks) takes its place from 16 KiB to 512 KiB
+// on 64-127 ranks and to 1 MiB on 128 or more. Same platform, input
+// vector, us, recursive halving / split_rail (SMPI ompi, whose reductions
+// are not charged, duct's are at 10 GiB/s): 8 x 8, 16 KiB 12.3 / 18.2
+// (14.1), 256 KiB 16.9 / 19.2 (15.2), 1 MiB 31.6 / 22.6 (18.9); 16 x 8, 16
+// KiB 14.3 / 34.3 (16.1), 256 KiB 19.2 / 35.2 (17.2), 1 MiB 34.8 / 38.8
+// (20.9), 4 MiB 97.1 / 53.0 (35.6); 64 x 8, 16 KiB 18.4 / - (20.1), 256
+// KiB 23.4 / - (21.2). Not a power of two: split_rail still (pairwise's
+// n - 1 steps at 128 ranks did not finish in the session's time).
 constexpr const char* kDefaultRules =
     "allreduce/nodes/ppn=1-1/n=9-inf:0-64k:recursive_doubling,64k-inf:rabenseifner;"
     "bcast/nodes/ppn=1-1/n=9-inf:0-128k:binomial,128k-inf:scatter_allgather;"
     "allgather/nodes/ppn=1-1/n=9-inf:0-inf:bruck;"
     "allgather/nodes/n=64-127:0-64k:hierarchical,64k-512k:recursive_doubling,64k-128k:hierarchical;"
     "allgather/nodes/n=128-inf:0-64k:hierarchical,64k-1m:recursive_doubling,64k-1m:bruck;"
+    "reduce_scatter_block/nodes/n=64-127:16k-512k:recursive_halving;"
+    "reduce_scatter_block/nodes/n=128-inf:16k-1m:recursive_halving;"
+    "reduce_scatter/nodes/n=64-127:16k-512k:recursive_halving;reduce_scatter/nodes/n=128-inf:16k-1m:recursive_halving;"
     "allreduce/nodes:0-16k:hierarchical,16k-inf:split_rail,64k-inf:hierarchical;"
     "bcast/nodes:0-16k:hierarchical,16k-inf:split_rail;reduce/nodes:0-16k:hierarchical,16k-inf:split_rail;allgather/nodes:16k-inf:split_rail;"
     "allgather/nodes:0-16k:hierarchical;allgatherv/nodes:16k-inf:split_rail;"

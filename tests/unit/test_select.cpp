@@ -176,3 +176,26 @@ TEST_CASE("allgather across nodes: the rules by communicator size", "[select]") 
   // One rank per node on 9 or more nodes: Bruck at every size.
   CHECK(name(builtin.choose(across(128, 1, 16 << 20))) == "bruck");
 }
+
+// The reduce-scatter across nodes by communicator size (the same source).
+TEST_CASE("reduce_scatter across nodes: recursive halving at 64+ ranks", "[select]") {
+  Table builtin;
+  REQUIRE(Table::make("", &builtin));
+  for (Coll c : {Coll::reduce_scatter_block, Coll::reduce_scatter}) {
+    Query q;
+    q.coll = c;
+    q.ranks_per_node = 8;
+    auto at = [&](int nodes, std::size_t bytes) {
+      q.comm_size = nodes * 8;
+      q.num_nodes = nodes;
+      q.bytes = bytes;
+      return name(builtin.choose(q));
+    };
+    CHECK(at(2, 64 << 10) == "split_rail");             // 16 ranks: the emulated cluster's rules
+    CHECK(at(8, 256 << 10) == "recursive_halving");      // 64 ranks: to 512 KiB
+    CHECK(at(8, 1 << 20) == "split_rail");
+    CHECK(at(16, (1 << 20) - 1) == "recursive_halving");  // 128 ranks: to 1 MiB
+    CHECK(at(16, 4 << 20) == "split_rail");
+    CHECK(at(12, 64 << 10) == "split_rail");             // 96 ranks, not a power of two
+  }
+}
