@@ -193,6 +193,15 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // (20.9), 4 MiB 97.1 / 53.0 (35.6); 64 x 8, 16 KiB 18.4 / - (20.1), 256
 // KiB 23.4 / - (21.2). Not a power of two: split_rail still (pairwise's
 // n - 1 steps at 128 ranks did not finish in the session's time).
+// The allreduce on 128 or more ranks across nodes takes recursive doubling
+// from 16 KiB to 128 KiB, where split_rail's node rings (L - 1 steps each
+// way) and rail level cost more steps than log2(n) whole-vector exchanges.
+// Same platform, us, recursive doubling / split_rail (SMPI ompi): 16 x 8,
+// 16 KiB 15.5 / 25.3 (247), 64 KiB 20.0 / 26.0 (379), 128 KiB 26.0 / 26.9
+// (25.9), 256 KiB 37.9 / 28.8 (27.4); 64 x 8, 16 KiB 20.2 / 29.3 (33.2), 64
+// KiB 26.7 / 30.3 (33.6), 128 KiB 35.5 / 31.6 (34.2), 256 KiB 52.9 /
+// 34.2 (35.4). Below 16 KiB the hierarchical form stays (its node phases, as
+// for the allgather above).
 constexpr const char* kDefaultRules =
     "allreduce/nodes/ppn=1-1/n=9-inf:0-64k:recursive_doubling,64k-inf:rabenseifner;"
     "bcast/nodes/ppn=1-1/n=9-inf:0-128k:binomial,128k-inf:scatter_allgather;"
@@ -202,6 +211,7 @@ constexpr const char* kDefaultRules =
     "reduce_scatter_block/nodes/n=64-127:16k-512k:recursive_halving;"
     "reduce_scatter_block/nodes/n=128-inf:16k-1m:recursive_halving;"
     "reduce_scatter/nodes/n=64-127:16k-512k:recursive_halving;reduce_scatter/nodes/n=128-inf:16k-1m:recursive_halving;"
+    "allreduce/nodes/n=128-inf:16k-128k:recursive_doubling;"
     "allreduce/nodes:0-16k:hierarchical,16k-inf:split_rail,64k-inf:hierarchical;"
     "bcast/nodes:0-16k:hierarchical,16k-inf:split_rail;reduce/nodes:0-16k:hierarchical,16k-inf:split_rail;allgather/nodes:16k-inf:split_rail;"
     "allgather/nodes:0-16k:hierarchical;allgatherv/nodes:16k-inf:split_rail;"

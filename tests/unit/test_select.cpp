@@ -199,3 +199,23 @@ TEST_CASE("reduce_scatter across nodes: recursive halving at 64+ ranks", "[selec
     CHECK(at(12, 64 << 10) == "split_rail");             // 96 ranks, not a power of two
   }
 }
+
+// The allreduce across nodes on 128+ ranks (the same source).
+TEST_CASE("allreduce across nodes: recursive doubling at 16-128 KiB on 128+ ranks", "[select]") {
+  Table builtin;
+  REQUIRE(Table::make("", &builtin));
+  Query q;
+  q.coll = Coll::allreduce;
+  q.ranks_per_node = 8;
+  auto at = [&](int nodes, std::size_t bytes) {
+    q.comm_size = nodes * 8;
+    q.num_nodes = nodes;
+    q.bytes = bytes;
+    return name(builtin.choose(q));
+  };
+  CHECK(at(16, 8 << 10) == "hierarchical");
+  CHECK(at(16, 16 << 10) == "recursive_doubling");
+  CHECK(at(64, 64 << 10) == "recursive_doubling");
+  CHECK(at(64, 128 << 10) == "split_rail");
+  CHECK(at(8, 32 << 10) == "split_rail");  // 64 ranks: the rules measured on few nodes
+}
