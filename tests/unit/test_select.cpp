@@ -137,85 +137,68 @@ TEST_CASE("duct-tune rules claim only the sizes a challenger won", "[select][tun
   CHECK(tune_boundary(1, 2) == 2);
 }
 
-// The allgather across nodes by communicator size (from simulation at 8
-// ranks per node, lib/select/select.cpp): split_rail's ring per rail keeps
-// only the sizes where it pays on many nodes; a few nodes keep the measured
+// The rules across nodes by communicator size (lib/select/select.cpp, from
+// simulation at 8 ranks per node): split_rail's ring per rail keeps only
+// the sizes where it pays on many nodes; a few nodes keep the measured
 // rules of the emulated cluster.
+static std::string across(const Table& t, Coll c, int nodes, int ppn, std::size_t bytes) {
+  Query q;
+  q.coll = c;
+  q.bytes = bytes;
+  q.comm_size = nodes * ppn;
+  q.num_nodes = nodes;
+  q.ranks_per_node = ppn;
+  return name(t.choose(q));
+}
+
 TEST_CASE("allgather across nodes: the rules by communicator size", "[select]") {
-  Table builtin;
-  REQUIRE(Table::make("", &builtin));
-  auto across = [](int nodes, int ppn, std::size_t bytes) {
-    Query q;
-    q.coll = Coll::allgather;
-    q.bytes = bytes;
-    q.comm_size = nodes * ppn;
-    q.num_nodes = nodes;
-    q.ranks_per_node = ppn;
-    return q;
-  };
+  Table t;
+  REQUIRE(Table::make("", &t));
+  const Coll ag = Coll::allgather;
   // 2 x 2 (the emulated cluster's measurements): hierarchical below 16 KiB, then split_rail.
-  CHECK(name(builtin.choose(across(2, 2, 4 << 10))) == "hierarchical");
-  CHECK(name(builtin.choose(across(2, 2, 64 << 10))) == "split_rail");
+  CHECK(across(t, ag, 2, 2, 4 << 10) == "hierarchical");
+  CHECK(across(t, ag, 2, 2, 64 << 10) == "split_rail");
   // 8 x 8: hierarchical below 64 KiB, recursive doubling to 512 KiB, then split_rail.
-  CHECK(name(builtin.choose(across(8, 8, 16 << 10))) == "hierarchical");
-  CHECK(name(builtin.choose(across(8, 8, 256 << 10))) == "recursive_doubling");
-  CHECK(name(builtin.choose(across(8, 8, 1 << 20))) == "split_rail");
+  CHECK(across(t, ag, 8, 8, 16 << 10) == "hierarchical");
+  CHECK(across(t, ag, 8, 8, 256 << 10) == "recursive_doubling");
+  CHECK(across(t, ag, 8, 8, 1 << 20) == "split_rail");
   // 12 x 8 (not a power of two): hierarchical to 128 KiB, then split_rail.
-  CHECK(name(builtin.choose(across(12, 8, 64 << 10))) == "hierarchical");
-  CHECK(name(builtin.choose(across(12, 8, 256 << 10))) == "split_rail");
+  CHECK(across(t, ag, 12, 8, 64 << 10) == "hierarchical");
+  CHECK(across(t, ag, 12, 8, 256 << 10) == "split_rail");
   // 16 x 8 and 64 x 8: hierarchical below 64 KiB, recursive doubling to 1 MiB, then split_rail.
   for (int nodes : {16, 64}) {
-    CHECK(name(builtin.choose(across(nodes, 8, 16 << 10))) == "hierarchical");
-    CHECK(name(builtin.choose(across(nodes, 8, 64 << 10))) == "recursive_doubling");
-    CHECK(name(builtin.choose(across(nodes, 8, (1 << 20) - 1))) == "recursive_doubling");
-    CHECK(name(builtin.choose(across(nodes, 8, 1 << 20))) == "split_rail");
+    CHECK(across(t, ag, nodes, 8, 16 << 10) == "hierarchical");
+    CHECK(across(t, ag, nodes, 8, 64 << 10) == "recursive_doubling");
+    CHECK(across(t, ag, nodes, 8, (1 << 20) - 1) == "recursive_doubling");
+    CHECK(across(t, ag, nodes, 8, 1 << 20) == "split_rail");
   }
   // 24 x 8 (not a power of two): Bruck from 64 KiB to 1 MiB.
-  CHECK(name(builtin.choose(across(24, 8, 64 << 10))) == "bruck");
-  CHECK(name(builtin.choose(across(24, 8, 1 << 20))) == "split_rail");
+  CHECK(across(t, ag, 24, 8, 64 << 10) == "bruck");
+  CHECK(across(t, ag, 24, 8, 1 << 20) == "split_rail");
   // One rank per node on 9 or more nodes: Bruck at every size.
-  CHECK(name(builtin.choose(across(128, 1, 16 << 20))) == "bruck");
+  CHECK(across(t, ag, 128, 1, 16 << 20) == "bruck");
 }
 
-// The reduce-scatter across nodes by communicator size (the same source).
 TEST_CASE("reduce_scatter across nodes: recursive halving at 64+ ranks", "[select]") {
-  Table builtin;
-  REQUIRE(Table::make("", &builtin));
+  Table t;
+  REQUIRE(Table::make("", &t));
   for (Coll c : {Coll::reduce_scatter_block, Coll::reduce_scatter}) {
-    Query q;
-    q.coll = c;
-    q.ranks_per_node = 8;
-    auto at = [&](int nodes, std::size_t bytes) {
-      q.comm_size = nodes * 8;
-      q.num_nodes = nodes;
-      q.bytes = bytes;
-      return name(builtin.choose(q));
-    };
-    CHECK(at(2, 64 << 10) == "split_rail");             // 16 ranks: the emulated cluster's rules
-    CHECK(at(8, 256 << 10) == "recursive_halving");      // 64 ranks: to 512 KiB
-    CHECK(at(8, 1 << 20) == "split_rail");
-    CHECK(at(16, (1 << 20) - 1) == "recursive_halving");  // 128 ranks: to 1 MiB
-    CHECK(at(16, 4 << 20) == "split_rail");
-    CHECK(at(12, 64 << 10) == "split_rail");             // 96 ranks, not a power of two
+    CHECK(across(t, c, 2, 8, 64 << 10) == "split_rail");             // 16 ranks: the emulated cluster's rules
+    CHECK(across(t, c, 8, 8, 256 << 10) == "recursive_halving");      // 64 ranks: to 512 KiB
+    CHECK(across(t, c, 8, 8, 1 << 20) == "split_rail");
+    CHECK(across(t, c, 16, 8, (1 << 20) - 1) == "recursive_halving");  // 128 ranks: to 1 MiB
+    CHECK(across(t, c, 16, 8, 4 << 20) == "split_rail");
+    CHECK(across(t, c, 12, 8, 64 << 10) == "split_rail");             // 96 ranks, not a power of two
   }
 }
 
-// The allreduce across nodes on 128+ ranks (the same source).
 TEST_CASE("allreduce across nodes: recursive doubling at 16-128 KiB on 128+ ranks", "[select]") {
-  Table builtin;
-  REQUIRE(Table::make("", &builtin));
-  Query q;
-  q.coll = Coll::allreduce;
-  q.ranks_per_node = 8;
-  auto at = [&](int nodes, std::size_t bytes) {
-    q.comm_size = nodes * 8;
-    q.num_nodes = nodes;
-    q.bytes = bytes;
-    return name(builtin.choose(q));
-  };
-  CHECK(at(16, 8 << 10) == "hierarchical");
-  CHECK(at(16, 16 << 10) == "recursive_doubling");
-  CHECK(at(64, 64 << 10) == "recursive_doubling");
-  CHECK(at(64, 128 << 10) == "split_rail");
-  CHECK(at(8, 32 << 10) == "split_rail");  // 64 ranks: the rules measured on few nodes
+  Table t;
+  REQUIRE(Table::make("", &t));
+  const Coll ar = Coll::allreduce;
+  CHECK(across(t, ar, 16, 8, 8 << 10) == "hierarchical");
+  CHECK(across(t, ar, 16, 8, 16 << 10) == "recursive_doubling");
+  CHECK(across(t, ar, 64, 8, 64 << 10) == "recursive_doubling");
+  CHECK(across(t, ar, 64, 8, 128 << 10) == "split_rail");
+  CHECK(across(t, ar, 8, 8, 32 << 10) == "split_rail");  // 64 ranks: the rules measured on few nodes
 }
