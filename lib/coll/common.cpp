@@ -129,6 +129,17 @@ Status copy_local(void* dst, MemKind dst_kind, const void* src, MemKind src_kind
   return memory::cuda::copy(dst, src, bytes);
 }
 
+bool node_aware_order(const Topology& t, std::vector<int>* members, int* me) {
+  members->clear();
+  const int N = t.num_nodes, L = t.ranks_per_node;
+  if (N < 2 || L < 2 || !is_pow2(N) || !is_pow2(L) || N * L != t.size) return false;
+  members->resize(static_cast<std::size_t>(t.size));
+  for (int v = 0; v < t.size; ++v)
+    (*members)[static_cast<std::size_t>(v)] = t.ranks_on[static_cast<std::size_t>(v % N)][static_cast<std::size_t>(v / N)];
+  *me = t.local_rank * N + t.node;
+  return true;
+}
+
 Status copy_aside(Context& ctx, MemKind kind, const void* buf, std::size_t bytes, int slot, const void** copy) {
   void* aside = nullptr;
   DUCT_TRY(ctx.scratch(kind, bytes, slot, &aside));

@@ -92,6 +92,29 @@ struct Link {
   Link on(Group other) const { return Link{ctx, seq, other}; }
 };
 
+// The members of a power-of-two communicator in node-aware order for
+// recursive halving and doubling: member v is local rank v / N of node
+// v % N (N nodes of L ranks each, both powers of two), so the top log2(L)
+// bits of a member index are its local rank. Halving from distance n/2
+// then takes its first log2(L) steps, with the biggest halves, inside the
+// nodes, and each rank's NIC carries 1/L of what rank order sends across
+// (doubling, which goes from distance 1 up, sends its small blocks across
+// the nodes first): the dimension order of a hierarchical recursive
+// halving (Thakur, Rabenseifner, Gropp 2005 take dimensions in rank
+// order). False, leaving `members` empty, where rank order stays: one
+// node, nodes of different sizes, one rank per node, or not a power of
+// two. `me`: this rank's member index.
+bool node_aware_order(const Topology& t, std::vector<int>* members, int* me);
+// The reduce-scatter and the allgather in node-aware order move each block
+// to or from its rank in one message more (coll/reduce_scatter/
+// recursive_halving.cpp, coll/allgather/recursive_doubling.cpp): below
+// this many bytes in all, that message costs more than the NIC bytes it
+// saves. Simulated on the rails platform (docs/benchmarks/
+// 2026-11-27-sim-node-aware.md), reduce-scatter, us, node-aware / rank
+// order: 16 x 8, 64 KiB 16.3 / 15.3, 256 KiB 17.2 / 19.2; 64 x 8, 64 KiB
+// 20.3 / 19.4, 256 KiB 21.2 / 23.4.
+constexpr std::size_t kNodeAwareMinBytes = 128u << 10;
+
 // The two levels of a split-rail collective (coll/*/split_rail.cpp): this
 // rank's node (member: its local rank) and its rail (the ranks of its local
 // index on every node; member: its node index). Only where every node holds

@@ -278,6 +278,7 @@ Status parse_qualifier(std::string_view q, Rule* r) {
   else if (q == "cuda") r->kind = 1;
   else if (q == "node") r->nodes = 0;
   else if (q == "nodes") r->nodes = 1;
+  else if (q == "pow2") r->pow2 = true;
   else if (q.substr(0, 2) == "n=" || q.substr(0, 4) == "ppn=") {
     const bool ppn = q[0] == 'p';
     std::string_view range = q.substr(ppn ? 4 : 2);
@@ -292,7 +293,7 @@ Status parse_qualifier(std::string_view q, Rule* r) {
     (ppn ? r->ppn_max : r->nmax) = static_cast<int>(std::min<std::size_t>(hi, INT_MAX));
   } else {
     return make_error(Errc::config,
-                      "DUCT_TUNE: unknown qualifier '%.*s' (host, cuda, node, nodes, n=<lo>-<hi>, ppn=<lo>-<hi>)",
+                      "DUCT_TUNE: unknown qualifier '%.*s' (host, cuda, node, nodes, n=<lo>-<hi>, ppn=<lo>-<hi>, pow2)",
                       static_cast<int>(q.size()), q.data());
   }
   return Status::ok();
@@ -302,6 +303,7 @@ bool matches(const Rule& r, const Query& q) {
   if (r.coll != q.coll || q.bytes < r.lo || q.bytes >= r.hi) return false;
   if (r.kind >= 0 && r.kind != (q.device ? 1 : 0)) return false;
   if (r.nodes >= 0 && r.nodes != (q.num_nodes > 1 ? 1 : 0)) return false;
+  if (r.pow2 && !pow2(q.comm_size)) return false;
   if ((r.ppn_min > 0 || r.ppn_max < INT_MAX) &&
       (q.ranks_per_node == 0 || q.ranks_per_node < r.ppn_min || q.ranks_per_node > r.ppn_max))
     return false;
@@ -316,6 +318,7 @@ std::string qualifiers(const Rule& r) {
     s += strprintf("/n=%d-%s", r.nmin, r.nmax == INT_MAX ? "inf" : std::to_string(r.nmax).c_str());
   if (r.ppn_min > 0 || r.ppn_max < INT_MAX)
     s += strprintf("/ppn=%d-%s", r.ppn_min, r.ppn_max == INT_MAX ? "inf" : std::to_string(r.ppn_max).c_str());
+  if (r.pow2) s += "/pow2";
   return s;
 }
 

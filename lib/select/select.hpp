@@ -9,6 +9,7 @@
 //   n=<lo>-<hi>          the communicator has lo..hi ranks
 //   ppn=<lo>-<hi>        every node has lo..hi ranks of it (nodes that differ
 //                        match no ppn rule)
+//   pow2                 the communicator's size is a power of two
 // e.g. "allreduce:0-16k:shm,0-16k:recursive_doubling,16k-inf:ring" or
 // "bcast/nodes/n=64-inf:0-inf:scatter_allgather". Rules are tried in order;
 // the first whose range and qualifiers match and whose algorithm can serve
@@ -90,6 +91,7 @@ struct Rule {
   int nodes = -1;      // -1 any, 0 one node, 1 several
   int nmin = 0, nmax = INT_MAX;
   int ppn_min = 0, ppn_max = INT_MAX;  // ranks per node; 0-inf: any layout, nodes that differ included
+  bool pow2 = false;   // only communicators of a power-of-two size
   int source = 0;      // 0 built-in, 1 rules file, 2 DUCT_TUNE / DUCT_Tune
 };
 

@@ -256,3 +256,53 @@ TEST_CASE("rooted split-rail segments: one message on two nodes, a chain from 12
   CHECK_FALSE(coll::rail_chain(segments(40004), 3));
   CHECK_FALSE(coll::rail_chain(segments(40004), 5));
 }
+
+TEST_CASE("node-aware order: halving's first steps inside the node, then one rail across the nodes", "[schedule]") {
+  for (const auto& sizes : std::vector<std::vector<int>>{{2, 2}, {4, 4}, {2, 2, 2, 2}, {8, 8, 8, 8}, {4, 4, 4, 4, 4, 4, 4, 4}}) {
+    for (bool by_node : {false, true}) {
+      std::vector<Topology> ts = topologies(sizes, by_node);
+      const int n = static_cast<int>(ts.size()), L = sizes[0];
+      INFO(sizes.size() << " nodes of " << L << (by_node ? ", mapped by node" : ""));
+      std::vector<std::vector<int>> orders;
+      for (Topology& t : ts) {
+        t.ranks_per_node = L;
+        std::vector<int> members;
+        int me = -1;
+        REQUIRE(coll::node_aware_order(t, &members, &me));
+        REQUIRE(members.size() == static_cast<std::size_t>(n));
+        CHECK(members[static_cast<std::size_t>(me)] == t.rank);
+        orders.push_back(members);
+      }
+      // One order on every rank, and a permutation of the ranks.
+      for (const auto& o : orders) CHECK(o == orders[0]);
+      std::vector<int> sorted = orders[0];
+      std::sort(sorted.begin(), sorted.end());
+      for (int r = 0; r < n; ++r) CHECK(sorted[static_cast<std::size_t>(r)] == r);
+      // Halving's partners (member v ^ mask, mask from n/2 down): the first
+      // log2(L) on this rank's node, the others on other nodes at its local
+      // rank (its rail).
+      const std::vector<int>& m = orders[0];
+      const Topology& any = ts[0];
+      for (int v = 0; v < n; ++v) {
+        const int r = m[static_cast<std::size_t>(v)];
+        for (int mask = n / 2; mask > 0; mask >>= 1) {
+          const int p = m[static_cast<std::size_t>(v ^ mask)];
+          const bool inside = mask >= n / L;
+          CHECK(any.same_node(r, p) == inside);
+          if (!inside) CHECK(any.local_rank_of[static_cast<std::size_t>(p)] == any.local_rank_of[static_cast<std::size_t>(r)]);
+        }
+      }
+    }
+  }
+  // Rank order stays where the order does not apply.
+  for (const auto& sizes : std::vector<std::vector<int>>{{4}, {1, 1}, {2, 1}, {3, 3}, {2, 2, 2}, {1, 1, 1, 1}}) {
+    std::vector<Topology> ts = topologies(sizes, false);
+    const bool same = std::all_of(sizes.begin(), sizes.end(), [&](int s) { return s == sizes[0]; });
+    ts[0].ranks_per_node = same ? sizes[0] : 0;
+    std::vector<int> members{7};
+    int me = -1;
+    INFO(sizes.size() << " nodes, the first of " << sizes[0]);
+    CHECK_FALSE(coll::node_aware_order(ts[0], &members, &me));
+    CHECK(members.empty());
+  }
+}

@@ -47,6 +47,29 @@ TEST_CASE("rule groups: one per rule, comments removed, by collective", "[select
   CHECK(rule_groups(" # only a comment\n;;\n").empty());
 }
 
+TEST_CASE("the pow2 qualifier: only communicators of a power-of-two size", "[select]") {
+  Table t;
+  REQUIRE(Table::make("allgather/nodes/pow2:0-inf:recursive_doubling,0-inf:ring", &t));
+  Query q;
+  q.coll = Coll::allgather;
+  q.bytes = 1 << 20;
+  q.num_nodes = 4;
+  for (int n : {8, 16, 256}) {
+    q.comm_size = n;
+    CHECK(name(t.choose(q)) == "recursive_doubling");
+  }
+  for (int n : {6, 12, 24}) {
+    q.comm_size = n;
+    CHECK(name(t.choose(q)) == "ring");  // the pow2 rule does not match; the next one serves
+  }
+  CHECK(t.describe().find("[nodes/pow2]") != std::string::npos);
+  std::vector<Rule> r;
+  REQUIRE(parse_rules("reduce_scatter/pow2/n=64-inf:16k-inf:recursive_halving", &r));
+  REQUIRE(r.size() == 1);
+  CHECK(r[0].pow2);
+  CHECK(r[0].nmin == 64);
+}
+
 TEST_CASE("rules files: '#' comments and newlines separate rules", "[select]") {
   std::vector<Rule> r;
   REQUIRE(parse_rules("# a comment\nallreduce/node/n=2-2:0-4k:shm,4k-inf:ring  # tail\n\n"

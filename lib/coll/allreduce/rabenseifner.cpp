@@ -8,7 +8,9 @@
 // reverse): 2 log2(p) messages and 2(p-1)/p of the vector per rank. For
 // p = 2^k + rem ranks, the first 2*rem fold in pairs before and unfold after,
 // as in recursive doubling; the two phases then run over the group of the
-// 2^k ranks left.
+// 2^k ranks left. On several nodes of 2^j ranks each (a power of two in
+// all) the group is in node-aware order (coll/common.hpp): a rank's NIC
+// carries 2(p-1)/p of the vector divided by the ranks per node.
 #include <vector>
 
 #include "coll/collectives.hpp"
@@ -46,9 +48,19 @@ Sched allreduce_rabenseifner(Context& ctx, const CollArgs& a, std::uint32_t seq)
   }
   if (newrank >= 0) {
     // The 2^k ranks left, as a group: member i is rank 2i+1 (folded) or i+rem.
-    std::vector<int> members(static_cast<std::size_t>(p2));
-    for (int i = 0; i < p2; ++i) members[static_cast<std::size_t>(i)] = i < rem ? i * 2 + 1 : i + rem;
-    Link g = link.on(Group{members.data(), p2, newrank});
+    // A power of two of ranks on several nodes of the same power-of-two
+    // size takes its members in node-aware order (coll/common.hpp): the
+    // halving's first steps and the doubling's last, which move the most,
+    // stay inside the nodes. The vector's blocks need not follow rank
+    // order: the doubling returns each to its place.
+    std::vector<int> members;
+    int gme = newrank;
+    if (rem > 0 || !node_aware_order(ctx.topo, &members, &gme)) {
+      members.resize(static_cast<std::size_t>(p2));
+      for (int i = 0; i < p2; ++i) members[static_cast<std::size_t>(i)] = i < rem ? i * 2 + 1 : i + rem;
+      gme = newrank;
+    }
+    Link g = link.on(Group{members.data(), p2, gme});
     const Layout blocks = Layout::even(a.count, p2);
     DUCT_CO_TRY(co_await halving_reduce_scatter(ctx, g, acc, tmp, kind, blocks, a.dt, a.op, 1));
     DUCT_CO_TRY(co_await doubling_allgather(ctx, g, acc, kind, blocks.scaled(esz), 0x100));
