@@ -178,40 +178,67 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // 104 / 53.0; 64 x 8, 16 KiB 19.6 / 18.4 / 21.4 / -, 64 KiB 21.3 / 19.4 /
 // 22.4 / -, 256 KiB 27.9 / 23.4 / 26.5 / -. split_rail at 64 x 8 did not
 // finish in 15 minutes of SMPI's real time; where it overtakes there is
-// not known (at 16 nodes: between 1 and 4 MiB). Below 64 KiB the rules keep
-// the hierarchical form although recursive doubling is 1-2 us faster in the
-// model: its node phases are messages there and shared memory (or the
-// device engine) on a real node, where the emulated 2 x 2 cluster measured
-// it ahead of every flat form (allreduce, 2026-11-24).
+// not known (at 16 nodes: between 1 and 4 MiB). Below 64 KiB the rules
+// kept the hierarchical form although recursive doubling was 1-2 us faster
+// in the model, until the small-size runs below.
 // The reduce-scatter's split_rail has the same ring per rail; recursive
-// halving (a power of two of ranks) takes its place from 16 KiB to 512 KiB
-// on 64-127 ranks and to 1 MiB on 128 or more. Same platform, input
-// vector, us, recursive halving / split_rail (SMPI ompi, whose reductions
-// are not charged, duct's are at 10 GiB/s): 8 x 8, 16 KiB 12.3 / 18.2
-// (14.1), 256 KiB 16.9 / 19.2 (15.2), 1 MiB 31.6 / 22.6 (18.9); 16 x 8, 16
-// KiB 14.3 / 34.3 (16.1), 256 KiB 19.2 / 35.2 (17.2), 1 MiB 34.8 / 38.8
-// (20.9), 4 MiB 97.1 / 53.0 (35.6); 64 x 8, 16 KiB 18.4 / - (20.1), 256
-// KiB 23.4 / - (21.2). Not a power of two: split_rail still (pairwise's
-// n - 1 steps at 128 ranks did not finish in the session's time).
-// The allreduce on 128 or more ranks across nodes takes recursive doubling
-// from 16 KiB to 128 KiB, where split_rail's node rings (L - 1 steps each
-// way) and rail level cost more steps than log2(n) whole-vector exchanges.
-// Same platform, us, recursive doubling / split_rail (SMPI ompi): 16 x 8,
-// 16 KiB 15.5 / 25.3 (247), 64 KiB 20.0 / 26.0 (379), 128 KiB 26.0 / 26.9
-// (25.9), 256 KiB 37.9 / 28.8 (27.4); 64 x 8, 16 KiB 20.2 / 29.3 (33.2), 64
-// KiB 26.7 / 30.3 (33.6), 128 KiB 35.5 / 31.6 (34.2), 256 KiB 52.9 /
-// 34.2 (35.4). Below 16 KiB the hierarchical form stays (its node phases, as
-// for the allgather above).
+// halving (a power of two of ranks) takes its place from 16 KiB. Since
+// 2026-11-27 (evening) recursive halving and doubling run in node-aware
+// order from 128 KiB (coll/common.hpp: the halving's biggest steps inside
+// the nodes, each NIC carrying 1/L of rank order's bytes), which made them
+// even with SMPI's ompi table and ahead of split_rail to 4 MiB at every
+// node count simulated (docs/benchmarks/2026-11-27-sim-node-aware.md).
+// Input vector, us, recursive halving / split_rail (SMPI ompi, whose
+// reductions are not charged, duct's are at 10 GiB/s): 8 x 8, 16 KiB 12.3
+// / 18.2 (14.1), 256 KiB 15.2 / 19.2 (15.2), 1 MiB 18.9 / 22.6 (18.9), 4 MiB
+// 33.6 / 36.3 (33.6), 16 MiB 92.3 / 90.9 (92.3); 16 x 8, 256 KiB 17.2 /
+// 35.2 (17.2), 1 MiB 20.9 / 38.8 (20.9), 4 MiB 35.6 / 53.0 (35.6), 16 MiB
+// 94.3 / 109.7 (94.3); 64 x 8, 256 KiB 21.2 / - (21.2), 4 MiB 39.6 / -
+// (39.6). So split_rail keeps 16 MiB and up on 64-127 ranks only. The
+// allgather by recursive doubling mirrors it to the microsecond (8 x 8, 4
+// MiB 33.6 / 36.3 for split_rail; 16 MiB 92.3 / 90.9; 16 x 8, 16 MiB 94.3
+// / 109.7): the same ranges from 64 KiB. Not a power of two: split_rail
+// still (pairwise's n - 1 steps at 128 ranks did not finish in the
+// session's time).
+// The allreduce on 128 or more ranks across nodes (64-127: a power of two
+// of them, where it was measured) takes recursive doubling from 16 KiB to
+// 128 KiB, where split_rail's node rings (L - 1 steps each
+// way) and rail level cost more steps than log2(n) whole-vector exchanges,
+// and Rabenseifner's algorithm from 128 KiB on a power of two of ranks (in
+// node-aware order it sends each NIC 2 (n-1)/n of the vector over L).
+// Same platform, us, recursive doubling / Rabenseifner / split_rail (SMPI
+// ompi): 8 x 8, 16 KiB 13.2 / 21.2 / 23.2 (13.2), 64 KiB 16.6 / 21.6 /
+// 23.8 (16.6), 128 KiB 21.2 / - / - (21.2), 256 KiB 30.4 / 23.3 / 26.2
+// (23.3), 1 MiB - / 30.1 / 35.6
+// (30.1), 4 MiB - / 57.4 / 73.2 (57.4), 16 MiB - / 167 / 190 (167); 16 x 8,
+// 16 KiB 15.5 / 25.2 / 25.3 (247), 64 KiB 20.0 / 25.6 / 26.0 (379), 128 KiB
+// 26.0 / - / 26.9 (25.9), 256 KiB 37.9 / 27.4 / 28.8 (27.4), 1 MiB - / 34.5
+// / 40.3 (34.5), 4 MiB - / 62.8 / 86.2 (62.8), 16 MiB - / 176 / 235 (176);
+// 64 x 8, 16 KiB 20.2 / 33.2 / 29.3 (33.2), 64 KiB 26.7 / 33.6 / 30.3
+// (33.6), 128 KiB 35.5 / - / 31.6 (34.2), 256 KiB 52.9 / 35.5 / 34.2
+// (35.4), 1 MiB - / 42.7 / 49.8 (42.7), 4 MiB - / 71.8 / - (71.8).
+// Below 16 KiB (the allreduce) and 64 KiB (the allgather), on a power of
+// two of 64 or more ranks, recursive doubling too: it crosses the same
+// log2(N) network steps as the hierarchical form's leaders with half its
+// node steps (log2(L) against a tree in and a tree out), and was even
+// with every SMPI table to 0.01 us where the hierarchical form was
+// 0.83-0.94x (64 x 8, 8 B-4 KiB allreduce, 4-32 KiB allgather, us, RD /
+// hierarchical (table): ompi run 18.0 / 21.0 (26.0), mpich 18.0 / 21.0
+// (18.0), mvapich2 15.0 / 18.0 (15.0); allgather 16 KiB, mpich 18.4 / 19.6
+// (18.4), mvapich2 15.4 / 16.6 (15.4)). Other counts keep the hierarchical
+// form, as do fewer ranks, whose rules the emulated cluster measured.
 constexpr const char* kDefaultRules =
     "allreduce/nodes/ppn=1-1/n=9-inf:0-64k:recursive_doubling,64k-inf:rabenseifner;"
     "bcast/nodes/ppn=1-1/n=9-inf:0-128k:binomial,128k-inf:scatter_allgather;"
     "allgather/nodes/ppn=1-1/n=9-inf:0-inf:bruck;"
-    "allgather/nodes/n=64-127:0-64k:hierarchical,64k-512k:recursive_doubling,64k-128k:hierarchical;"
-    "allgather/nodes/n=128-inf:0-64k:hierarchical,64k-1m:recursive_doubling,64k-1m:bruck;"
-    "reduce_scatter_block/nodes/n=64-127:16k-512k:recursive_halving;"
-    "reduce_scatter_block/nodes/n=128-inf:16k-1m:recursive_halving;"
-    "reduce_scatter/nodes/n=64-127:16k-512k:recursive_halving;reduce_scatter/nodes/n=128-inf:16k-1m:recursive_halving;"
-    "allreduce/nodes/n=128-inf:16k-128k:recursive_doubling;"
+    "allgather/nodes/n=64-127:0-16m:recursive_doubling,0-64k:hierarchical,64k-128k:hierarchical;"
+    "allgather/nodes/n=128-inf:0-inf:recursive_doubling,0-64k:hierarchical,64k-1m:bruck;"
+    "reduce_scatter_block/nodes/n=64-127:16k-16m:recursive_halving;"
+    "reduce_scatter_block/nodes/n=128-inf:16k-inf:recursive_halving;"
+    "reduce_scatter/nodes/n=64-127:16k-16m:recursive_halving;reduce_scatter/nodes/n=128-inf:16k-inf:recursive_halving;"
+    "allreduce/nodes/pow2/n=64-inf:0-16k:recursive_doubling;"
+    "allreduce/nodes/pow2/n=64-127:16k-128k:recursive_doubling;allreduce/nodes/n=128-inf:16k-128k:recursive_doubling;"
+    "allreduce/nodes/pow2/n=64-inf:128k-inf:rabenseifner;"
     "allreduce/nodes:0-16k:hierarchical,16k-inf:split_rail,64k-inf:hierarchical;"
     "bcast/nodes:0-16k:hierarchical,16k-inf:split_rail;reduce/nodes:0-16k:hierarchical,16k-inf:split_rail;allgather/nodes:16k-inf:split_rail;"
     "allgather/nodes:0-16k:hierarchical;allgatherv/nodes:16k-inf:split_rail;"

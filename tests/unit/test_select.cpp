@@ -181,21 +181,23 @@ TEST_CASE("allgather across nodes: the rules by communicator size", "[select]") 
   // 2 x 2 (the emulated cluster's measurements): hierarchical below 16 KiB, then split_rail.
   CHECK(across(t, ag, 2, 2, 4 << 10) == "hierarchical");
   CHECK(across(t, ag, 2, 2, 64 << 10) == "split_rail");
-  // 8 x 8: hierarchical below 64 KiB, recursive doubling to 512 KiB, then split_rail.
-  CHECK(across(t, ag, 8, 8, 16 << 10) == "hierarchical");
+  // 8 x 8: recursive doubling to 16 MiB, then split_rail.
+  CHECK(across(t, ag, 8, 8, 16 << 10) == "recursive_doubling");
   CHECK(across(t, ag, 8, 8, 256 << 10) == "recursive_doubling");
-  CHECK(across(t, ag, 8, 8, 1 << 20) == "split_rail");
+  CHECK(across(t, ag, 8, 8, 4 << 20) == "recursive_doubling");
+  CHECK(across(t, ag, 8, 8, 16 << 20) == "split_rail");
   // 12 x 8 (not a power of two): hierarchical to 128 KiB, then split_rail.
   CHECK(across(t, ag, 12, 8, 64 << 10) == "hierarchical");
   CHECK(across(t, ag, 12, 8, 256 << 10) == "split_rail");
-  // 16 x 8 and 64 x 8: hierarchical below 64 KiB, recursive doubling to 1 MiB, then split_rail.
+  // 16 x 8 and 64 x 8: recursive doubling at every size.
   for (int nodes : {16, 64}) {
-    CHECK(across(t, ag, nodes, 8, 16 << 10) == "hierarchical");
+    CHECK(across(t, ag, nodes, 8, 16 << 10) == "recursive_doubling");
     CHECK(across(t, ag, nodes, 8, 64 << 10) == "recursive_doubling");
-    CHECK(across(t, ag, nodes, 8, (1 << 20) - 1) == "recursive_doubling");
-    CHECK(across(t, ag, nodes, 8, 1 << 20) == "split_rail");
+    CHECK(across(t, ag, nodes, 8, 1 << 20) == "recursive_doubling");
+    CHECK(across(t, ag, nodes, 8, 256 << 20) == "recursive_doubling");
   }
-  // 24 x 8 (not a power of two): Bruck from 64 KiB to 1 MiB.
+  // 24 x 8 (not a power of two): hierarchical below 64 KiB, Bruck to 1 MiB.
+  CHECK(across(t, ag, 24, 8, 16 << 10) == "hierarchical");
   CHECK(across(t, ag, 24, 8, 64 << 10) == "bruck");
   CHECK(across(t, ag, 24, 8, 1 << 20) == "split_rail");
   // One rank per node on 9 or more nodes: Bruck at every size.
@@ -207,21 +209,28 @@ TEST_CASE("reduce_scatter across nodes: recursive halving at 64+ ranks", "[selec
   REQUIRE(Table::make("", &t));
   for (Coll c : {Coll::reduce_scatter_block, Coll::reduce_scatter}) {
     CHECK(across(t, c, 2, 8, 64 << 10) == "split_rail");             // 16 ranks: the emulated cluster's rules
-    CHECK(across(t, c, 8, 8, 256 << 10) == "recursive_halving");      // 64 ranks: to 512 KiB
-    CHECK(across(t, c, 8, 8, 1 << 20) == "split_rail");
-    CHECK(across(t, c, 16, 8, (1 << 20) - 1) == "recursive_halving");  // 128 ranks: to 1 MiB
-    CHECK(across(t, c, 16, 8, 4 << 20) == "split_rail");
+    CHECK(across(t, c, 8, 8, 256 << 10) == "recursive_halving");      // 64 ranks: to 16 MiB
+    CHECK(across(t, c, 8, 8, (16 << 20) - 1) == "recursive_halving");
+    CHECK(across(t, c, 8, 8, 16 << 20) == "split_rail");
+    CHECK(across(t, c, 16, 8, 16 << 10) == "recursive_halving");      // 128 ranks: from 16 KiB on
+    CHECK(across(t, c, 16, 8, 64 << 20) == "recursive_halving");
     CHECK(across(t, c, 12, 8, 64 << 10) == "split_rail");             // 96 ranks, not a power of two
   }
 }
 
-TEST_CASE("allreduce across nodes: recursive doubling at 16-128 KiB on 128+ ranks", "[select]") {
+TEST_CASE("allreduce across nodes: recursive doubling to 128 KiB, Rabenseifner above, on 64+ ranks", "[select]") {
   Table t;
   REQUIRE(Table::make("", &t));
   const Coll ar = Coll::allreduce;
-  CHECK(across(t, ar, 16, 8, 8 << 10) == "hierarchical");
+  CHECK(across(t, ar, 16, 8, 8 << 10) == "recursive_doubling");  // a power of two: every size below 128 KiB
+  CHECK(across(t, ar, 64, 8, 8) == "recursive_doubling");
+  CHECK(across(t, ar, 12, 8, 8 << 10) == "hierarchical");        // 96 ranks, not a power of two
   CHECK(across(t, ar, 16, 8, 16 << 10) == "recursive_doubling");
   CHECK(across(t, ar, 64, 8, 64 << 10) == "recursive_doubling");
-  CHECK(across(t, ar, 64, 8, 128 << 10) == "split_rail");
-  CHECK(across(t, ar, 8, 8, 32 << 10) == "split_rail");  // 64 ranks: the rules measured on few nodes
+  CHECK(across(t, ar, 8, 8, 32 << 10) == "recursive_doubling");  // 64 ranks
+  CHECK(across(t, ar, 64, 8, 128 << 10) == "rabenseifner");
+  CHECK(across(t, ar, 8, 8, 16 << 20) == "rabenseifner");
+  CHECK(across(t, ar, 12, 8, 128 << 10) == "split_rail");        // 96 ranks, not a power of two
+  CHECK(across(t, ar, 12, 8, 32 << 10) == "split_rail");
+  CHECK(across(t, ar, 4, 8, 32 << 10) == "split_rail");          // 32 ranks: the rules measured on few nodes
 }
