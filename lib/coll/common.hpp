@@ -114,6 +114,8 @@ bool node_aware_order(const Topology& t, std::vector<int>* members, int* me);
 // order: 16 x 8, 64 KiB 16.3 / 15.3, 256 KiB 17.2 / 19.2; 64 x 8, 64 KiB
 // 20.3 / 19.4, 256 KiB 21.2 / 23.4.
 constexpr std::size_t kNodeAwareMinBytes = 128u << 10;
+// The step (message tag) of that one message more.
+constexpr std::uint32_t kNodeAwareMoveStep = 0x200;
 
 // The two levels of a split-rail collective (coll/*/split_rail.cpp): this
 // rank's node (member: its local rank) and its rail (the ranks of its local

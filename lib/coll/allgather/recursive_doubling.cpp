@@ -29,10 +29,6 @@ Sched doubling_allgather(Context&, Link link, void* buf, MemKind kind, const Lay
   co_return Status::ok();
 }
 
-namespace {
-constexpr std::uint32_t kFirstStep = 0x200;  // each rank's block to its member (node-aware order)
-}  // namespace
-
 Sched allgather_recursive_doubling(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   const int n = ctx.size(), me = ctx.rank();
   if (!is_pow2(n)) co_return make_error(Errc::internal, "recursive-doubling allgather needs a power-of-two group");
@@ -52,8 +48,8 @@ Sched allgather_recursive_doubling(Context& ctx, const CollArgs& a, std::uint32_
   } else {
     Link flat{ctx, seq, Group{nullptr, n, me}};
     Request s, r;
-    DUCT_CO_TRY(flat.send(members[static_cast<std::size_t>(me)], a.sendbuf, b, a.send_kind, kFirstStep, &s));
-    DUCT_CO_TRY(flat.recv(gme, at(a.recvbuf, static_cast<std::size_t>(gme) * b), b, a.recv_kind, kFirstStep, &r));
+    DUCT_CO_TRY(flat.send(members[static_cast<std::size_t>(me)], a.sendbuf, b, a.send_kind, kNodeAwareMoveStep, &s));
+    DUCT_CO_TRY(flat.recv(gme, at(a.recvbuf, static_cast<std::size_t>(gme) * b), b, a.recv_kind, kNodeAwareMoveStep, &r));
     DUCT_CO_TRY(co_await wait(s, r));
   }
   Link link{ctx, seq, Group{aware ? members.data() : nullptr, n, gme}};

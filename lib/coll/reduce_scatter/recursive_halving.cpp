@@ -46,10 +46,6 @@ Sched halving_reduce_scatter(Context&, Link link, void* acc, void* tmp, MemKind 
   co_return Status::ok();
 }
 
-namespace {
-constexpr std::uint32_t kFixStep = 0x200;  // the message that takes each block to its rank (node-aware order)
-}  // namespace
-
 Sched reduce_scatter_recursive_halving(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   const int n = ctx.size(), me = ctx.rank();
   if (!is_pow2(n)) co_return make_error(Errc::internal, "recursive halving needs a power-of-two group");
@@ -79,8 +75,8 @@ Sched reduce_scatter_recursive_halving(Context& ctx, const CollArgs& a, std::uin
   // index is this rank) holds this rank's.
   Link flat{ctx, seq, Group{nullptr, n, me}};
   Request s, r;
-  DUCT_CO_TRY(flat.send(gme, at(acc, blocks.off[held] * esz), blocks.len[held] * esz, kind, kFixStep, &s));
-  DUCT_CO_TRY(flat.recv(members[own], a.recvbuf, blocks.len[own] * esz, kind, kFixStep, &r));
+  DUCT_CO_TRY(flat.send(gme, at(acc, blocks.off[held] * esz), blocks.len[held] * esz, kind, kNodeAwareMoveStep, &s));
+  DUCT_CO_TRY(flat.recv(members[own], a.recvbuf, blocks.len[own] * esz, kind, kNodeAwareMoveStep, &r));
   DUCT_CO_TRY(co_await wait(s, r));
   co_return Status::ok();
 }
