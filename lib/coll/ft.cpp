@@ -14,6 +14,7 @@
 
 #include "core/config.hpp"
 #include "core/log.hpp"
+#include "core/sim.hpp"
 
 namespace duct::coll::ft {
 
@@ -33,7 +34,7 @@ constexpr unsigned kPollsPerLook = 16;  // agreement passes between looks at the
 // simulation build, a moment of simulated time.
 void pause_a_moment() {
 #ifdef DUCT_SIM
-  smpi_execute(50e-9);
+  sim::compute(50e-9);
 #else
   sched_yield();
 #endif

@@ -21,6 +21,7 @@
 #endif
 #include "core/config.hpp"
 #include "core/log.hpp"
+#include "core/sim.hpp"
 
 namespace duct::coll {
 
@@ -215,7 +216,7 @@ constexpr unsigned kIdlePollsBeforeYield = 4;
 // kSimPollSeconds passes of real time.
 #ifdef DUCT_SIM
 constexpr double kSimPollSeconds = 50e-9;
-inline void sim_pause() { smpi_execute(kSimPollSeconds); }
+inline void sim_pause() { sim::compute(kSimPollSeconds); }
 #endif
 // `moved`: the pass before made progress. Under the simulation build a pass
 // that moved nothing blocks until one of the mpi channel's messages

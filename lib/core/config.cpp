@@ -88,7 +88,8 @@ constexpr Var kTable[] = {
     {"DUCT_SIM_REDUCE_BW", Kind::size, "10G", nullptr, false,
      "the simulation build (-Dsim=true) only: bytes per simulated second of a host reduction, charged as "
      "simulated computation for the bytes it reads and writes (3 x the vector); 10G is about one core of the "
-     "2026 build machine on float sums. The real build ignores it"},
+     "2026 build machine on float sums (duct-sim's rails platform sets 2800G, a GPU's memory); 0: not charged "
+     "(SMPI's own collectives' reductions are not). The real build ignores it"},
     {"DUCT_ENGINE_BLOCKS", Kind::integer, "0", nullptr, false,
      "the most CUDA thread blocks one device-engine kernel launches (0: its own choice, up to 4 blocks of 512 "
      "threads per SM for reductions and 8 for copies): fewer leave SMs free for the application's kernels "
@@ -225,7 +226,7 @@ Status apply(const Var& v, const char* value, Config* c) {
   if (name == "DUCT_EAGER_LIMIT") return size_field(&c->eager_limit, 0);
   if (name == "DUCT_RING_SEGMENT") return size_field(&c->ring_segment, 4096);
   if (name == "DUCT_RAIL_SEGMENT_MIN") return size_field(&c->rail_segment_min, 1024);
-  if (name == "DUCT_SIM_REDUCE_BW") return size_field(&c->sim_reduce_bw, 1);
+  if (name == "DUCT_SIM_REDUCE_BW") return size_field(&c->sim_reduce_bw, 0);
   if (name == "DUCT_IPC_CACHE_BYTES") return size_field(&c->ipc_cache_bytes, 0);
   if (name == "DUCT_FT_TIMEOUT") {
     double t;

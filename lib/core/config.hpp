@@ -61,7 +61,7 @@ struct Config {
   long ipc_cache_size = 256;         // DUCT_IPC_CACHE_SIZE
   long engine_blocks = 0;            // DUCT_ENGINE_BLOCKS (0: the kernels' own choice)
   size_t ipc_cache_bytes = size_t{1} << 30;  // DUCT_IPC_CACHE_BYTES
-  size_t sim_reduce_bw = size_t{10} << 30;    // DUCT_SIM_REDUCE_BW (bytes per simulated second)
+  size_t sim_reduce_bw = size_t{10} << 30;    // DUCT_SIM_REDUCE_BW (bytes per simulated second; 0: not charged)
 };
 
 std::span<const Var> table() noexcept;

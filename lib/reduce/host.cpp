@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "core/config.hpp"
+#include "core/sim.hpp"
 #include "reduce/ops.hpp"
 #include "reduce/reduce.hpp"
 
@@ -123,8 +124,9 @@ Status host(void* dst, const void* a, const void* b, size_t count, Elem e, RedOp
 #ifdef DUCT_SIM
   // Under SimGrid the host's own time is not charged (duct-sim runs with
   // smpi/simulate-computation:no): a reduction reads two vectors and writes
-  // one at DUCT_SIM_REDUCE_BW.
-  smpi_execute(3.0 * static_cast<double>(count * elem_size(e)) / static_cast<double>(config::get().sim_reduce_bw));
+  // one at DUCT_SIM_REDUCE_BW (0: free, as SMPI's own reductions are).
+  if (const size_t bw = config::get().sim_reduce_bw; bw > 0)
+    sim::compute(3.0 * static_cast<double>(count * elem_size(e)) / static_cast<double>(bw));
 #endif
   if (count == 0) return Status::ok();
   const ops::Lowered l = ops::lower(e, op, count);
