@@ -107,6 +107,7 @@ Sched allreduce_ring(Context&, const CollArgs&, std::uint32_t);
 Sched allreduce_rabenseifner(Context&, const CollArgs&, std::uint32_t);
 Sched allreduce_hierarchical(Context&, const CollArgs&, std::uint32_t);
 Sched allreduce_split_rail(Context&, const CollArgs&, std::uint32_t);
+Sched allreduce_pipelined_rabenseifner(Context&, const CollArgs&, std::uint32_t);
 Sched bcast_shm(Context&, const CollArgs&, std::uint32_t);
 Sched bcast_binomial(Context&, const CollArgs&, std::uint32_t);
 Sched bcast_scatter_allgather(Context&, const CollArgs&, std::uint32_t);

@@ -48,6 +48,7 @@ constexpr Impl kImpls[] = {
     {Coll::allreduce, "rabenseifner", &allreduce_rabenseifner},
     {Coll::allreduce, "hierarchical", &allreduce_hierarchical, &allreduce_hierarchical_now},
     {Coll::allreduce, "split_rail", &allreduce_split_rail},
+    {Coll::allreduce, "pipelined_rabenseifner", &allreduce_pipelined_rabenseifner},
     {Coll::bcast, "shm", &bcast_shm, &bcast_shm_now},
     {Coll::bcast, "binomial", &bcast_binomial, &bcast_binomial_now},
     {Coll::bcast, "scatter_allgather", &bcast_scatter_allgather},

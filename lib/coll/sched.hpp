@@ -178,11 +178,33 @@ class WaitFence final : public Waitable {
   const char* what_;
 };
 
+// Wait until `count` reaches `target`: a schedule running beside this one
+// (all_of) counts the stages it has finished, and the stages of a pipeline
+// start in order (coll/allreduce/pipelined_rabenseifner.cpp).
+class WaitCount final : public Waitable {
+ public:
+  // `what`: what the count stands for, in hang reports.
+  WaitCount(const std::size_t& count, std::size_t target, const char* what)
+      : count_(&count), target_(target), what_(what) {}
+  void poll(bool* ready) override { *ready = *count_ >= target_; }
+  std::string describe() const override {
+    return std::string(what_) + " (" + std::to_string(*count_) + " of " + std::to_string(target_) + ")";
+  }
+
+ private:
+  const std::size_t* count_;
+  std::size_t target_;
+  const char* what_;
+};
+
 // Run schedules side by side (the levels of a pipelined collective: the
 // network phase of one segment while the node phases of others move): each
 // child runs as a root of its own, resumed whenever what it waits for is
 // ready; the awaiting schedule resumes when every child has finished, with
-// the first error. Children must not wait on each other.
+// the first error. A child may wait for an earlier one only through
+// wait_count on a count that the earlier child advances and that lives in
+// the awaiting schedule's frame; children are polled in order, so a later
+// child sees the count in the same pass. No child may wait for a later one.
 class WaitAll final : public Waitable {
  public:
   explicit WaitAll(std::vector<Sched> children) : kids_(std::move(children)), ts_(kids_.size()) {}
@@ -210,6 +232,9 @@ WaitAwaiter<WaitRequests> wait(channel::Request& first, R&... rest) {
   return WaitAwaiter<WaitRequests>{WaitRequests(first, rest...)};
 }
 inline WaitAwaiter<WaitFence> wait(memory::Fence& f) { return WaitAwaiter<WaitFence>{WaitFence(f)}; }
+inline WaitAwaiter<WaitCount> wait_count(const std::size_t& count, std::size_t target, const char* what) {
+  return WaitAwaiter<WaitCount>{WaitCount(count, target, what)};
+}
 inline WaitAwaiter<WaitAll> all_of(std::vector<Sched> children) {
   return WaitAwaiter<WaitAll>{WaitAll(std::move(children))};
 }

@@ -47,6 +47,16 @@ bool rails(const Query& q, std::string* why) {
   return true;
 }
 
+// The pipelined hierarchical Rabenseifner allreduce: halving and doubling
+// at both levels, so nodes and ranks per node in powers of two.
+bool rails_pow2(const Query& q, std::string* why) {
+  if (!rails(q, why)) return false;
+  const auto pow2 = [](int n) { return n > 0 && (n & (n - 1)) == 0; };
+  if (pow2(q.num_nodes) && pow2(q.ranks_per_node)) return true;
+  *why = "the nodes or the ranks per node are not a power of two";
+  return false;
+}
+
 // The split-rail alltoall names a block's node (or local index) in a
 // message's step: up to 2047 nodes and 2047 ranks per node.
 bool rails_alltoall(const Query& q, std::string* why) {
@@ -217,6 +227,13 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // 64 x 8, 16 KiB 20.2 / 33.2 / 29.3 (33.2), 64 KiB 26.7 / 33.6 / 30.3
 // (33.6), 128 KiB 35.5 / - / 31.6 (34.2), 256 KiB 52.9 / 35.5 / 34.2
 // (35.4), 1 MiB - / 42.7 / 49.8 (42.7), 4 MiB - / 71.8 / - (71.8).
+// From 4 MiB on a power of two of 64 or more ranks, where every node holds
+// as many, the pipelined two-level Rabenseifner (its segments keep the
+// node links and the NICs busy at once); us, reductions free, pipelined /
+// Rabenseifner (SMPI ompi): 8 x 8, 4 MiB 44.0 / 57.4 (57.4), 16 MiB 102.0
+// / 166.6 (166.6); 16 x 8, 4 MiB 48.6 / 62.8 (62.8), 16 MiB 110.7 / 176.1
+// (176.1) (docs/benchmarks/2026-11-27-sim-pipelined.md). At 1 MiB its
+// segments all start at once, and it is Rabenseifner's time.
 // Below 16 KiB (the allreduce) and 64 KiB (the allgather), on a power of
 // two of 64 or more ranks, recursive doubling too: it crosses the same
 // log2(N) network steps as the hierarchical form's leaders with half its
@@ -236,7 +253,7 @@ constexpr const char* kDefaultRules =
     "reduce_scatter_block/nodes/n=64-127:16k-16m:recursive_halving;"
     "reduce_scatter_block/nodes/n=128-inf:16k-inf:recursive_halving;"
     "reduce_scatter/nodes/n=64-127:16k-16m:recursive_halving;reduce_scatter/nodes/n=128-inf:16k-inf:recursive_halving;"
-    "allreduce/nodes/pow2/n=64-inf:0-128k:recursive_doubling,128k-inf:rabenseifner;"
+    "allreduce/nodes/pow2/n=64-inf:0-128k:recursive_doubling,4m-inf:pipelined_rabenseifner,128k-inf:rabenseifner;"
     "allreduce/nodes/n=128-inf:16k-128k:recursive_doubling;"
     "allreduce/nodes:0-16k:hierarchical,16k-inf:split_rail,64k-inf:hierarchical;"
     "bcast/nodes:0-16k:hierarchical,16k-inf:split_rail;reduce/nodes:0-16k:hierarchical,16k-inf:split_rail;allgather/nodes:16k-inf:split_rail;"
@@ -395,6 +412,12 @@ const std::vector<AlgoDesc>& algorithms() {
        "MVAPICH2 multi-leader DPML; Kandalla et al., 'Designing multi-leader-based allgather algorithms for "
        "multi-core clusters', IPDPS 2009)",
        false, rails},
+      {Coll::allreduce, "pipelined_rabenseifner",
+       "two-level Rabenseifner in segments: recursive halving inside the node, then over the rank's rail (NIC), "
+       "recursive doubling back over the rail and inside the node; 4 segments at a time in the node level, so "
+       "the node links and the NICs carry different segments at once (Rabenseifner, ICCS "
+       "2004; segments between levels as in Open MPI coll/han)",
+       false, rails_pow2},
       // bcast
       {Coll::bcast, "engine",
        "device engine, one node: the root's buffer copied into every rank's by one copy kernel over CUDA IPC mappings",

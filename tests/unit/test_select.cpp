@@ -218,7 +218,7 @@ TEST_CASE("reduce_scatter across nodes: recursive halving at 64+ ranks", "[selec
   }
 }
 
-TEST_CASE("allreduce across nodes: recursive doubling to 128 KiB, Rabenseifner above, on 64+ ranks", "[select]") {
+TEST_CASE("allreduce across nodes: recursive doubling to 128 KiB, Rabenseifner above, pipelined from 4 MiB, on 64+ ranks", "[select]") {
   Table t;
   REQUIRE(Table::make("", &t));
   const Coll ar = Coll::allreduce;
@@ -229,7 +229,19 @@ TEST_CASE("allreduce across nodes: recursive doubling to 128 KiB, Rabenseifner a
   CHECK(across(t, ar, 64, 8, 64 << 10) == "recursive_doubling");
   CHECK(across(t, ar, 8, 8, 32 << 10) == "recursive_doubling");  // 64 ranks
   CHECK(across(t, ar, 64, 8, 128 << 10) == "rabenseifner");
-  CHECK(across(t, ar, 8, 8, 16 << 20) == "rabenseifner");
+  CHECK(across(t, ar, 8, 8, 2 << 20) == "rabenseifner");
+  // From 4 MiB the pipelined two-level form, where every node holds the
+  // same power of two of ranks; Rabenseifner's where they differ.
+  CHECK(across(t, ar, 8, 8, 4 << 20) == "pipelined_rabenseifner");
+  CHECK(across(t, ar, 8, 8, 16 << 20) == "pipelined_rabenseifner");
+  CHECK(across(t, ar, 64, 8, 256 << 20) == "pipelined_rabenseifner");
+  Query uneven;  // 64 ranks on 8 nodes that hold different numbers of them
+  uneven.coll = ar;
+  uneven.bytes = 16 << 20;
+  uneven.comm_size = 64;
+  uneven.num_nodes = 8;
+  uneven.ranks_per_node = 0;
+  CHECK(name(t.choose(uneven)) == "rabenseifner");
   CHECK(across(t, ar, 12, 8, 128 << 10) == "split_rail");        // 96 ranks, not a power of two
   CHECK(across(t, ar, 12, 8, 32 << 10) == "split_rail");
   CHECK(across(t, ar, 4, 8, 32 << 10) == "split_rail");          // 32 ranks: the rules measured on few nodes
