@@ -49,6 +49,10 @@ DUCT_SIM_REDUCE_BW=0 $S run -N 8 -ppn 8 -- "${B[@]}" -b 1M -e 16M -f 4 > $out/ar
 DUCT_SIM_REDUCE_BW=0 $S run -N 16 -ppn 8 -- "${B[@]}" -b 4M -e 16M -f 4 > $out/ar16x8-rules-free.txt
 $S run -N 8 -ppn 8 -- "${B[@]}" -b 1M -e 16M -f 4 > $out/ar8x8-rules-2800G.txt
 $S run -N 8 -ppn 8 -- "${B[@]}" -A rabenseifner -b 1M -e 16M -f 4 > $out/ar8x8-rabenseifner-2800G.txt
+DUCT_SIM_REDUCE_BW=0 $S run -N 64 -ppn 8 -- "${B[@]}" -b 4M -e 4M > $out/ar64x8-rules-free.txt
+for sel in mpich mvapich2; do
+  DUCT_SIM_REDUCE_BW=0 $S run -N 8 -ppn 8 -s $sel -- "${B[@]}" -b 1M -e 16M -f 4 > $out/ar8x8-rules-free-$sel.txt
+done
 
 # Correctness on real transports (UCX between two network namespaces, cma
 # inside each): every element checked by duct-bench, 8 B-16 MiB.
