@@ -50,6 +50,7 @@ DUCT_SIM_REDUCE_BW=0 $S run -N 16 -ppn 8 -- "${B[@]}" -b 4M -e 16M -f 4 > $out/a
 $S run -N 8 -ppn 8 -- "${B[@]}" -b 1M -e 16M -f 4 > $out/ar8x8-rules-2800G.txt
 $S run -N 8 -ppn 8 -- "${B[@]}" -A rabenseifner -b 1M -e 16M -f 4 > $out/ar8x8-rabenseifner-2800G.txt
 DUCT_SIM_REDUCE_BW=0 $S run -N 64 -ppn 8 -- "${B[@]}" -b 4M -e 4M > $out/ar64x8-rules-free.txt
+DUCT_SIM_REDUCE_BW=0 $S run -N 64 -ppn 8 -- "${B[@]}" -A rabenseifner -b 128K -e 128K > $out/ar64x8-rabenseifner-128k-free.txt
 for sel in mpich mvapich2; do
   DUCT_SIM_REDUCE_BW=0 $S run -N 8 -ppn 8 -s $sel -- "${B[@]}" -b 1M -e 16M -f 4 > $out/ar8x8-rules-free-$sel.txt
 done
