@@ -59,3 +59,5 @@ done
 # inside each): every element checked by duct-bench, 8 B-16 MiB.
 mpi_launch_scripts/netns-cluster.sh --rails 2 run 2 -- -npernode 2 build/apps/duct-bench -d host -C allreduce \
   -A pipelined_rabenseifner -b 8 -e 64M -f 8 -n 3 -w 1 > $out/netns-2x2-check.txt
+# Every collective checked on other layouts, the pipelined form forced too.
+for n in 4x2 2x8 16x4; do $S check $n 256K; done > $out/check-4x2-2x8-16x4.txt 2>&1
