@@ -153,6 +153,13 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // against 103-106 (32 KiB: shm 3.8 against 4.8); allgather 128 KiB ring
 // 9.5-10.2 against 10.3-10.7, 256 KiB 16.2-16.8 against 19.5-19.7 (64 KiB:
 // shm 5.9-6.0 against 6.5).
+// The 2-rank scatter leaves shm at 256 KiB in all for the linear form (one
+// message of the other rank's block, one process_vm_readv): there shm's
+// block no longer fits a slot and goes in pieces. 2026-11-27, duct-bench
+// -R 3, host buffers, four runs alternating, us, linear / shm (Open MPI):
+// 256 KiB 11.5-13.7 / 17.5-18.5 (13.4-15.6), 512 KiB 20.6 / 20.3-22.7
+// (24.4-28.4); at 128 KiB it varied with the run, shm 4.0-8.9 against
+// linear 7.1-8.6 (docs/benchmarks/2026-11-27-onenode-table.md).
 // One rank per node on 9 or more nodes, allreduce: recursive doubling below
 // 64 KiB, then Rabenseifner's reduce-scatter + allgather, where the rules
 // above took hierarchical, whose leader level is the ring (split_rail has no
@@ -276,7 +283,7 @@ constexpr const char* kDefaultRules =
     "gather/nodes/n=5-8:4k-inf:linear;gather/nodes/n=9-16:8k-inf:linear;"
     "gather:0-64k:binomial,64k-inf:linear;"
     "gatherv:0-inf:linear;"
-    "scatter:0-inf:engine,0-512k:shm;scatter/n=1-2:0-inf:linear;scatter/nodes/n=1-4:4k-inf:linear;"
+    "scatter:0-inf:engine;scatter/n=1-2:0-256k:shm,0-inf:linear;scatter:0-512k:shm;scatter/nodes/n=1-4:4k-inf:linear;"
     "scatter/nodes/n=5-8:6k-inf:linear;scatter/nodes/n=9-16:32k-inf:linear;"
     "scatter:0-64k:binomial,64k-inf:linear;"
     "scatterv:0-inf:linear;"
