@@ -51,7 +51,6 @@ bool rails(const Query& q, std::string* why) {
 // at both levels, so nodes and ranks per node in powers of two.
 bool rails_pow2(const Query& q, std::string* why) {
   if (!rails(q, why)) return false;
-  const auto pow2 = [](int n) { return n > 0 && (n & (n - 1)) == 0; };
   if (pow2(q.num_nodes) && pow2(q.ranks_per_node)) return true;
   *why = "the nodes or the ranks per node are not a power of two";
   return false;
