@@ -55,7 +55,7 @@ constexpr std::uint32_t kDepth = kNodeInFlight / kSegment;
 
 // One segment's four levels: `acc` holds its `count` elements (this rank's
 // input, reduced in place), `tmp` at least half as many.
-Sched segment(Context& ctx, Levels lv, char* acc, char* tmp, std::size_t count, DType dt, RedOp op, MemKind kind,
+Sched segment(Context& ctx, Levels lv, void* acc, void* tmp, std::size_t count, DType dt, RedOp op, MemKind kind,
               std::uint32_t c, std::size_t* node_done) {
   if (c >= kDepth)
     DUCT_CO_TRY(co_await wait_count(*node_done, c - kDepth + 1, "the node reduce-scatters of the segments before"));
@@ -63,7 +63,7 @@ Sched segment(Context& ctx, Levels lv, char* acc, char* tmp, std::size_t count, 
   const Layout node = Layout::even(count, lv.L);
   DUCT_CO_TRY(co_await halving_reduce_scatter(ctx, lv.node, acc, tmp, kind, node, dt, op, kNodeRs + c * kStride));
   ++*node_done;
-  char* mine = acc + node.off[static_cast<std::size_t>(lv.l)] * esz;
+  void* mine = at(acc, node.off[static_cast<std::size_t>(lv.l)] * esz);
   const Layout rail = Layout::even(node.len[static_cast<std::size_t>(lv.l)], lv.N);
   DUCT_CO_TRY(co_await halving_reduce_scatter(ctx, lv.rail, mine, tmp, kind, rail, dt, op, kRailRs + c * kStride));
   DUCT_CO_TRY(co_await doubling_allgather(ctx, lv.rail, mine, kind, rail.scaled(esz), kRailAg + c * kStride));
@@ -94,9 +94,8 @@ Sched allreduce_pipelined_rabenseifner(Context& ctx, const CollArgs& a, std::uin
   std::vector<Sched> all;
   all.reserve(segs);
   for (std::size_t c = 0; c < segs; ++c)
-    all.push_back(segment(ctx, lv, static_cast<char*>(a.recvbuf) + seg.off[c] * esz,
-                          static_cast<char*>(tmp) + seg.off[c] * esz, seg.len[c], a.dt, a.op, kind,
-                          static_cast<std::uint32_t>(c), &node_done));
+    all.push_back(segment(ctx, lv, at(a.recvbuf, seg.off[c] * esz), at(tmp, seg.off[c] * esz), seg.len[c], a.dt,
+                          a.op, kind, static_cast<std::uint32_t>(c), &node_done));
   DUCT_CO_TRY(co_await all_of(std::move(all)));
   co_return Status::ok();
 }
