@@ -118,6 +118,7 @@ Sched reduce_shm(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_shm_tree(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_binomial(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_reduce_scatter_gather(Context&, const CollArgs&, std::uint32_t);
+Sched reduce_rabenseifner(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_split_rail(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_hierarchical(Context&, const CollArgs&, std::uint32_t);
 Sched allgather_shm(Context&, const CollArgs&, std::uint32_t);
@@ -162,10 +163,11 @@ Sched ring_allgather(Context& ctx, Link link, void* buf, MemKind kind, Layout bl
 // group member `peer`, awaited (the rail chains of the split-rail bcast and
 // reduce).
 Sched chain_hop(Link link, int peer, void* buf, std::size_t bytes, MemKind kind, bool send, std::uint32_t step);
-// The sends of a binomial broadcast (below) from a member that holds the
-// message: to each of its children, appended to `sends` (not awaited).
-Status binomial_sends(Link link, const void* buf, std::size_t bytes, MemKind kind, int root, std::uint32_t step,
-                      std::vector<Request>* sends);
+// The sends of a k-nomial broadcast (below) from a member that holds the
+// message: to each of its children, farthest level first, appended to
+// `sends` (not awaited).
+Status knomial_sends(Link link, const void* buf, std::size_t bytes, MemKind kind, int root, std::uint32_t step,
+                     int radix, std::vector<Request>* sends);
 // Binomial broadcast of `bytes` at buf from group member `root`.
 Sched binomial_bcast(Context& ctx, Link link, void* buf, std::size_t bytes, MemKind kind, int root,
                      std::uint32_t step_base);
@@ -183,6 +185,14 @@ Sched recursive_doubling_allreduce(Context& ctx, Link link, void* acc, void* tmp
 // through host scratch (the context's slots 4 and 5; slot 5 always).
 Sched staged_doubling_allreduce(Context& ctx, Link link, void* acc, MemKind kind, std::size_t count, DType dt,
                                 RedOp op, std::uint32_t step_base);
+// The fold before recursive halving or doubling on n = 2^k + rem members
+// of link.g: the first 2 rem pair up, the even member of each pair sends
+// its vector `acc` (count elements, kind) to the odd one, which reduces it
+// into its own (tmp: scratch of the vector's size). *newrank: the member's
+// index among the 2^k left (member i is 2i+1 for i < rem, else i + rem), or
+// -1 for a member folded away.
+Sched fold_pairs(Link link, void* acc, void* tmp, MemKind kind, std::size_t count, DType dt, RedOp op,
+                 std::uint32_t step, int* newrank);
 // Recursive halving over link.g (a power of two members): `acc` holds the
 // whole input (`blocks` in elements, consecutive, one per member) and ends
 // with block g.me reduced, in place. `tmp` holds at least half of it.

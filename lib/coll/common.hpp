@@ -29,6 +29,29 @@ struct Group {
   int rank(int i) const noexcept { return ranks ? ranks[i] : i; }
 };
 
+// A k-nomial tree of n members numbered from its root, radix k >= 2 (k = 2:
+// the binomial tree of Thakur, Rabenseifner, Gropp 2005, sections 4.1-4.2;
+// larger k: the k-nomial trees of MVAPICH2's and UCC's broadcast and
+// reduce). Member v's parent is v with its lowest nonzero base-k digit
+// cleared; its children are v + j k^l for j = 1..k-1 and every k^l below
+// that digit's place. ceil(log_k n) levels, k - 1 messages per level from
+// a member: fewer latencies than the binomial tree's ceil(log2 n) where a
+// message's latency outweighs its sender's per-message cost.
+struct KnomialTree {
+  int n;      // members
+  int k = 2;  // radix
+  // The place value of v's lowest nonzero base-k digit; for the root (v 0),
+  // the first power of k not below n.
+  int place(int v) const noexcept {
+    int m = 1;
+    while (m < n && (v / m) % k == 0) m *= k;
+    return m;
+  }
+  int parent(int v) const noexcept {
+    const int m = place(v);
+    return v - (v / m) % k * m;
+  }
+};
 // n blocks of a buffer: offset and length of each, in bytes or elements
 // (the user of a layout says which). Blocks need not be in rank order or
 // contiguous (allgatherv displacements).

@@ -99,18 +99,36 @@ Status msg_rounds_now(Spec&& spec, std::vector<Request>& reqs, Spinner& sp) {
 // bcast/hierarchical.cpp: a node level and a network level). The rank
 // receives in at most one of them, the first where it is not the tree's
 // root; round 0 posts that receive, round 1 the sends to its children in
-// every tree (a rank that receives nothing posts them in round 0).
+// every tree (a rank that receives nothing posts them in round 0). Above
+// kKnomialMaxBytes the sends go one level per round instead, farthest level
+// first: posted together, a binomial root's log2(n) copies shared its link
+// and its first child forwarded last (64 simulated nodes x 1, 32-256 KiB:
+// 1.3-2.3x slower than SMPI's ompi table, whose k-nomial tree waits for
+// each level; docs/benchmarks/2026-11-28-sim-knomial.md).
 struct Tree {
   Group g;
   int root;
   std::uint32_t step;
+  int radix = 2;  // k of the k-nomial tree (coll/common.hpp, KnomialTree); 2: binomial
 };
+// The radix of the bcast and reduce trees of a communicator that spans
+// nodes (DUCT_TREE_RADIX, default 4) for a message of up to
+// kKnomialMaxBytes, else 2 (binomial). A sender's k - 1 copies per level
+// cost k - 1 message times where the binomial tree's level costs one: the
+// k-nomial tree saves latencies while a message's time on the wire is
+// below a latency. On 64 simulated nodes of 8 ranks, 8 B-4 KiB, radix 4
+// took the node-aware bcast from 0.86x to 1.13-1.20x SMPI's best table and
+// the reduce from 0.64-0.73x to 1.00-1.10x
+// (docs/benchmarks/2026-11-28-sim-knomial.md).
+inline constexpr std::size_t kKnomialMaxBytes = 32 << 10;
+int net_tree_radix(const Context& ctx, std::size_t bytes);
+
 class TreesBcast {
  public:
   static constexpr int kMaxTrees = 2;  // a node level and a network level
   TreesBcast(Context& ctx, std::uint32_t seq, void* buf, std::size_t bytes, MemKind kind)
       : link_{ctx, seq, Group{}}, buf_(buf), bytes_(bytes), kind_(kind) {}
-  void add(Group g, int root, std::uint32_t step) { trees_[n_++] = Tree{g, root, step}; }
+  void add(Group g, int root, std::uint32_t step, int radix = 2) { trees_[n_++] = Tree{g, root, step, radix}; }
   Status round(int r, std::vector<Request>* reqs, bool* more);
 
  private:
@@ -120,17 +138,19 @@ class TreesBcast {
   MemKind kind_;
   Tree trees_[kMaxTrees]{};
   int n_ = 0;
+  int tree_ = 0, level_ = -1;  // above kKnomialMaxBytes: the next level to send (its place value; -1: not begun)
 };
 
 // The binomial reductions that one rank takes part in, in order (the
 // reverse of TreesBcast: reduce/binomial.cpp one, reduce/hierarchical.cpp a
 // node level and a network level; binomial_reduce, the building block, one).
 // In each tree (Thakur, Rabenseifner, Gropp 2005, section 4.2; members
-// numbered from the tree's root) a rank receives from its children in
-// order of distance (a round each: receive, then reduce into `acc` at the
-// start of the next round, lower-numbered subtree first, so the order and
-// the bits are fixed), then sends its partial result to its parent: its
-// last action. A rank that is the root of a tree carries its partial result
+// numbered from the tree's root; k-nomial across nodes, coll/common.hpp) a
+// rank receives from its children in order of distance (a round per level:
+// receive its children, as many at once as tmp holds, then reduce them into
+// `acc` at the start of the next round, lower-numbered subtree first, so
+// the order and the bits are fixed), then sends its partial result to its
+// parent: its last action. A rank that is the root of a tree carries its partial result
 // into the next tree as its input; one that ends as a root has its result
 // in `acc`. A leaf sends its input as it is.
 class TreesReduce {
@@ -141,7 +161,10 @@ class TreesReduce {
               std::size_t count, DType dt, RedOp op, MemKind kind)
       : link_{ctx, seq, Group{}}, cur_(input), cur_kind_(in_kind), acc_(acc), tmp_(tmp), count_(count), dt_(dt),
         op_(op), kind_(kind) {}
-  void add(Group g, int root, std::uint32_t step) { trees_[n_++] = Tree{g, root, step}; }
+  void add(Group g, int root, std::uint32_t step, int radix = 2) { trees_[n_++] = Tree{g, root, step, radix}; }
+  // tmp holds n vectors (default 1): a k-nomial level's children are
+  // received n at a time, reduced in order.
+  void tmp_vectors(int n) { tmp_n_ = n; }
   // An error of the Spec's setup (scratch), returned by its first round.
   void fail(Status st) { setup_ = std::move(st); }
   Status round(int r, std::vector<Request>* reqs, bool* more);
@@ -160,8 +183,9 @@ class TreesReduce {
   MemKind kind_;
   Tree trees_[kMaxTrees]{};
   int n_ = 0;
-  int tree_ = 0, mask_ = 1;  // where this rank is: the next child distance in tree_
-  bool received_ = false;    // tmp holds a child's vector, to reduce
+  int tree_ = 0, mask_ = 1, digit_ = 1;  // where this rank is: the next child, at distance digit_ x mask_ in tree_
+  int tmp_n_ = 1;            // vectors tmp holds: children received at once (up to radix - 1 per level)
+  int received_ = 0;         // children's vectors in tmp, to reduce
   bool fenced_ = false;                  // the last round reduced device memory
   std::unique_ptr<memory::Fence> fence_;  // (made for the first; a Spec is moved into its coroutine)
 };

@@ -49,6 +49,11 @@ constexpr Var kTable[] = {
      "smallest message of the split-rail bcast and reduce over a rail on more than two nodes (their segments: about "
      "2 x nodes, at least this per rank of a node): lower pipelines mid-size messages over slow links (1 Gbit/s: 8K "
      "from 64 KiB on), higher suits fabrics where a message costs more than its bytes"},
+    {"DUCT_TREE_RADIX", Kind::integer, "4", nullptr, true,
+     "radix k of the bcast and reduce trees on a communicator of several nodes (every level of the node-aware "
+     "forms, and the flat binomial ones): 2 is the binomial tree, k > 2 the k-nomial tree, ceil(log_k n) levels of "
+     "up to k - 1 messages from each sender (a reduce receives a level's children at once); 4 as MVAPICH2's and "
+     "UCC's default; on one node always 2"},
     {"DUCT_YIELD", Kind::choice, "auto", "auto|spin|yield", false,
      "waiting ranks: spin, yield the core after a few idle polls, or auto (yield when a machine "
      "has more ranks than cores; ranks of one kernel count together, even under different host names)"},
@@ -261,6 +266,7 @@ Status apply(const Var& v, const char* value, Config* c) {
   };
   if (name == "DUCT_ENGINE_BLOCKS") return long_field(&c->engine_blocks, 0, 1L << 16, "an integer from 0 to 65536");
   if (name == "DUCT_IPC_CACHE_SIZE") return long_field(&c->ipc_cache_size, 1, 1L << 20, "an integer from 1 to 1048576");
+  if (name == "DUCT_TREE_RADIX") return long_field(&c->tree_radix, 2, 64, "an integer from 2 to 64");
   if (name == "DUCT_PIPELINE_DEPTH") return long_field(&c->pipeline_depth, 1, 64, "an integer from 1 to 64");
   return make_error(Errc::internal, "config row %s has no parser", v.name);
 }

@@ -40,6 +40,7 @@ struct Config {
   std::string net_devices;           // DUCT_NET_DEVICES
   size_t pipeline_chunk = 1u << 20;  // DUCT_PIPELINE_CHUNK
   long pipeline_depth = 4;           // DUCT_PIPELINE_DEPTH
+  long tree_radix = 4;               // DUCT_TREE_RADIX
   size_t eager_limit = 8u << 10;     // DUCT_EAGER_LIMIT
   size_t ring_segment = 1u << 20;    // DUCT_RING_SEGMENT
   size_t rail_segment_min = 16u << 10;  // DUCT_RAIL_SEGMENT_MIN

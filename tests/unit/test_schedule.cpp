@@ -64,6 +64,49 @@ TEST_CASE("message tags keep their fields apart", "[schedule]") {
   CHECK(make_tag(1, 2, MsgType::data, {0, 0x1000}) == make_tag(1, 2, MsgType::data, {0, 0}));
 }
 
+TEST_CASE("k-nomial trees: every member but the root has one parent, depth ceil(log_k n)", "[schedule]") {
+  for (int k : {2, 3, 4, 8}) {
+    for (int n : {1, 2, 3, 5, 8, 9, 16, 17, 63, 64, 65, 100}) {
+      const coll::KnomialTree t{n, k};
+      INFO("n " << n << " k " << k);
+      // Children as a sender lists them: v + j m for the places m below v's own.
+      std::vector<int> parent_of(static_cast<std::size_t>(n), -1);
+      for (int v = 0; v < n; ++v) {
+        for (int m = t.place(v) / k; m > 0; m /= k) {
+          for (int j = 1; j < k; ++j) {
+            if (v + j * m >= n) continue;
+            CHECK(parent_of[static_cast<std::size_t>(v + j * m)] == -1);  // one sender each
+            parent_of[static_cast<std::size_t>(v + j * m)] = v;
+          }
+        }
+      }
+      int depth_max = 0;
+      for (int v = 1; v < n; ++v) {
+        CHECK(t.parent(v) == parent_of[static_cast<std::size_t>(v)]);  // the receiver agrees
+        CHECK(t.parent(v) < v);
+        int d = 0;
+        for (int u = v; u != 0; u = t.parent(u)) ++d;
+        depth_max = std::max(depth_max, d);
+      }
+      int levels = 0;
+      for (long p = 1; p < n; p *= k) ++levels;  // ceil(log_k n)
+      // A member's hops to the root are its nonzero base-k digits: at most
+      // one per level, all of them for n - 1 when n is a power of k.
+      CHECK(depth_max <= levels);
+      long pk = 1;
+      for (int i = 0; i < levels; ++i) pk *= k;
+      if (pk == n) CHECK(depth_max == levels);
+    }
+  }
+  // 64 members, radix 4: the root's children are 1-3, 4-12 by 4 and 16-48 by 16.
+  const coll::KnomialTree t{64, 4};
+  CHECK(t.place(0) == 64);
+  CHECK(t.parent(48) == 0);
+  CHECK(t.parent(52) == 48);
+  CHECK(t.parent(63) == 60);
+  CHECK(t.parent(60) == 48);
+}
+
 TEST_CASE("selection rules parse, override and choose by size", "[select]") {
   std::vector<select::Rule> rules;
   REQUIRE(select::parse_rules(select::default_rules(), &rules).is_ok());

@@ -26,13 +26,14 @@ TreesBcast hierarchical_spec(Context& ctx, const CollArgs& a, std::uint32_t seq)
   const Topology& t = ctx.topo;
   const PortTree& pt = ctx.port_tree(a.root);
   const Group node = node_group(ctx);
+  const int k = net_tree_radix(ctx, a.bytes);
   TreesBcast spec(ctx, seq, a.recvbuf, a.bytes, a.recv_kind);
   if (t.node == t.node_of[static_cast<std::size_t>(a.root)]) {
-    spec.add(node, t.local_rank_of[static_cast<std::size_t>(a.root)], kRootNode);
-    if (pt.me >= 0) spec.add(group_of(pt), 0, kNet);
+    spec.add(node, t.local_rank_of[static_cast<std::size_t>(a.root)], kRootNode, k);
+    if (pt.me >= 0) spec.add(group_of(pt), 0, kNet, k);
   } else {
-    if (pt.me >= 0) spec.add(group_of(pt), 0, kNet);
-    if (node.n > 1) spec.add(node, pt.port, kNode);
+    if (pt.me >= 0) spec.add(group_of(pt), 0, kNet, k);
+    if (node.n > 1) spec.add(node, pt.port, kNode, k);
   }
   return spec;
 }

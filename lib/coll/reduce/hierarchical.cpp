@@ -27,14 +27,15 @@ TreesReduce hierarchical_spec(Context& ctx, const CollArgs& a, std::uint32_t seq
   const Topology& t = ctx.topo;
   const PortTree& pt = ctx.port_tree(a.root);
   const Group node = node_group(ctx);
+  const int k = net_tree_radix(ctx, a.count * elem_size(a.dt.elem));  // rooted_reduce's scratch holds k - 1 vectors
   TreesReduce spec = rooted_reduce(ctx, a, seq);
   if (t.node != t.node_of[static_cast<std::size_t>(a.root)]) {
-    if (node.n > 1) spec.add(node, pt.port, kNode);
-    if (pt.me >= 0) spec.add(group_of(pt), 0, kNet);
+    if (node.n > 1) spec.add(node, pt.port, kNode, k);
+    if (pt.me >= 0) spec.add(group_of(pt), 0, kNet, k);
   } else {
     // The root's node: a port's input is its own plus its tree's.
-    if (pt.me >= 0) spec.add(group_of(pt), 0, kNet);
-    if (node.n > 1) spec.add(node, t.local_rank_of[static_cast<std::size_t>(a.root)], kRootNode);
+    if (pt.me >= 0) spec.add(group_of(pt), 0, kNet, k);
+    if (node.n > 1) spec.add(node, t.local_rank_of[static_cast<std::size_t>(a.root)], kRootNode, k);
   }
   return spec;
 }
