@@ -59,6 +59,7 @@ constexpr Impl kImpls[] = {
     {Coll::reduce, "shm_tree", &reduce_shm_tree, &reduce_shm_tree_now},
     {Coll::reduce, "binomial", &reduce_binomial, &reduce_binomial_now},
     {Coll::reduce, "reduce_scatter_gather", &reduce_reduce_scatter_gather},
+    {Coll::reduce, "rabenseifner", &reduce_rabenseifner},
     {Coll::reduce, "split_rail", &reduce_split_rail},
     {Coll::reduce, "hierarchical", &reduce_hierarchical, &reduce_hierarchical_now},
     {Coll::allgather, "shm", &allgather_shm, &allgather_shm_now},

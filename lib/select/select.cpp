@@ -253,6 +253,7 @@ bool rails_alltoall(const Query& q, std::string* why) {
 constexpr const char* kDefaultRules =
     "allreduce/nodes/ppn=1-1/n=9-inf:0-64k:recursive_doubling,64k-inf:rabenseifner;"
     "bcast/nodes/ppn=1-1/n=9-inf:0-128k:binomial,128k-inf:scatter_allgather;"
+    "reduce/nodes/ppn=1-1/n=9-inf:64k-inf:rabenseifner;"
     "allgather/nodes/ppn=1-1/n=9-inf:0-inf:bruck;"
     "allgather/nodes/n=64-127:0-16m:recursive_doubling,0-128k:hierarchical;"
     "allgather/nodes/n=128-inf:0-inf:recursive_doubling,0-64k:hierarchical,64k-1m:bruck;"
@@ -432,7 +433,10 @@ const std::vector<AlgoDesc>& algorithms() {
        "single node: the root writes node shared memory, every rank copies it out; larger messages in slot-sized "
        "chunks through consecutive slots, the copies in and out pipelined",
        false, shm_area},
-      {Coll::bcast, "binomial", "binomial tree from the root, log2(n) steps (Thakur, Rabenseifner, Gropp 2005)", true,
+      {Coll::bcast, "binomial",
+       "binomial tree from the root, log2(n) steps (Thakur, Rabenseifner, Gropp 2005); across nodes up to 32 KiB "
+       "a k-nomial tree of radix DUCT_TREE_RADIX, log_k(n) steps (as MVAPICH2 and UCC), above one level at a time",
+       true,
        any},
       {Coll::bcast, "scatter_allgather",
        "binomial scatter of n blocks then ring allgather: 2(n-1)/n of the message per rank (van de Geijn et al.; "
@@ -449,8 +453,9 @@ const std::vector<AlgoDesc>& algorithms() {
        false, rails},
       {Coll::bcast, "hierarchical",
        "node-aware: the root broadcasts in its node, each rank of the root's node sends to one rank of its share "
-       "of the other nodes over its own rail (a binomial tree per port), each of those broadcasts in its node "
-       "(MVAPICH2, Open MPI coll/han; binomial trees as Thakur, Rabenseifner, Gropp 2005)",
+       "of the other nodes over its own rail (a tree per port), each of those broadcasts in its node (MVAPICH2, "
+       "Open MPI coll/han); every level a k-nomial tree of radix DUCT_TREE_RADIX (binomial: Thakur, Rabenseifner, "
+       "Gropp 2005)",
        false, several_nodes},
       // reduce
       {Coll::reduce, "engine",
@@ -465,18 +470,24 @@ const std::vector<AlgoDesc>& algorithms() {
        "the root reads 4 slots, not n-1 (k-ary fan-in as the shared-memory collectives of MPICH and Open MPI); "
        "not in the built-in rules: for duct-tune on many-core nodes",
        false, shm_area},
-      {Coll::reduce, "binomial", "binomial tree towards the root, log2(n) steps (Thakur, Rabenseifner, Gropp 2005)",
+      {Coll::reduce, "binomial",
+       "binomial tree towards the root, log2(n) steps (Thakur, Rabenseifner, Gropp 2005); across nodes up to "
+       "32 KiB a k-nomial tree of radix DUCT_TREE_RADIX, a level's children received at once",
        true, any},
       {Coll::reduce, "reduce_scatter_gather",
        "ring reduce-scatter then gather of the reduced blocks at the root (Rabenseifner 2004)", false, any},
+      {Coll::reduce, "rabenseifner",
+       "reduce-scatter by recursive halving then gather of the reduced blocks at the root: log2(p) steps where the "
+       "ring takes p-1; non-powers of two fold first (Rabenseifner 2004; Thakur, Rabenseifner, Gropp 2005)",
+       false, any},
       {Coll::reduce, "split_rail",
        "split-rail: reduce-scatter inside each node, each rail reduces its 1/L towards the root's node (binomial), "
        "the root's node gathers (Rabenseifner 2004, split into node and rail levels as UCC cl/hier split_rail)",
        false, rails},
       {Coll::reduce, "hierarchical",
        "node-aware: each node reduces to one rank, those reduce over their rails to the ranks of the root's node "
-       "(a binomial tree per port), the root's node reduces to the root (MVAPICH2, Open MPI coll/han; binomial "
-       "trees as Thakur, Rabenseifner, Gropp 2005)",
+       "(a tree per port), the root's node reduces to the root (MVAPICH2, Open MPI coll/han); every level a "
+       "k-nomial tree of radix DUCT_TREE_RADIX (binomial: Thakur, Rabenseifner, Gropp 2005)",
        false, several_nodes},
       // allgather
       {Coll::allgather, "engine",

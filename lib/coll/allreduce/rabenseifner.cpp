@@ -17,6 +17,31 @@
 
 namespace duct::coll {
 
+Sched fold_pairs(Link link, void* acc, void* tmp, MemKind kind, std::size_t count, DType dt, RedOp op,
+                 std::uint32_t step, int* newrank) {
+  const int n = link.g.n, rank = link.g.me;
+  int p2 = 1;
+  while (p2 * 2 <= n) p2 *= 2;
+  const int rem = n - p2;
+  const std::size_t bytes = count * elem_size(dt.elem);
+  *newrank = rank - rem;
+  if (rank >= 2 * rem) co_return Status::ok();
+  Request r;
+  if (rank % 2 == 0) {
+    DUCT_CO_TRY(link.send(rank + 1, acc, bytes, kind, step, &r));
+    DUCT_CO_TRY(co_await wait(r));
+    *newrank = -1;
+    co_return Status::ok();
+  }
+  DUCT_CO_TRY(link.recv(rank - 1, tmp, bytes, kind, step, &r));
+  DUCT_CO_TRY(co_await wait(r));
+  memory::Fence fence;
+  DUCT_CO_TRY(reduce_local(acc, tmp, acc, count, dt, op, kind, &fence));
+  if (kind == MemKind::device) DUCT_CO_TRY(co_await wait(fence));
+  *newrank = rank / 2;
+  co_return Status::ok();
+}
+
 Sched allreduce_rabenseifner(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   const int n = ctx.size(), rank = ctx.rank();
   const std::size_t esz = elem_size(a.dt.elem), bytes = a.count * esz;
@@ -26,26 +51,12 @@ Sched allreduce_rabenseifner(Context& ctx, const CollArgs& a, std::uint32_t seq)
   void* tmp = nullptr;
   DUCT_CO_TRY(ctx.scratch(kind, bytes, 2, &tmp));
   Link link{ctx, seq, Group{nullptr, n, rank}};
-  memory::Fence fence;
 
   int p2 = 1;
   while (p2 * 2 <= n) p2 *= 2;
   const int rem = n - p2;
-  int newrank = rank - rem;
-  if (rank < 2 * rem) {  // fold
-    Request r;
-    if (rank % 2 == 0) {
-      DUCT_CO_TRY(link.send(rank + 1, acc, bytes, kind, 0, &r));
-      DUCT_CO_TRY(co_await wait(r));
-      newrank = -1;
-    } else {
-      DUCT_CO_TRY(link.recv(rank - 1, tmp, bytes, kind, 0, &r));
-      DUCT_CO_TRY(co_await wait(r));
-      DUCT_CO_TRY(reduce_local(acc, tmp, acc, a.count, a.dt, a.op, kind, &fence));
-      if (kind == MemKind::device) DUCT_CO_TRY(co_await wait(fence));
-      newrank = rank / 2;
-    }
-  }
+  int newrank = -1;
+  DUCT_CO_TRY(co_await fold_pairs(link, acc, tmp, kind, a.count, a.dt, a.op, 0, &newrank));
   if (newrank >= 0) {
     // The 2^k ranks left, as a group: member i is rank 2i+1 (folded) or i+rem.
     // A power of two of ranks on several nodes of the same power-of-two
