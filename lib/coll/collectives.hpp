@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "coll/common.hpp"
 #include "coll/sched.hpp"
@@ -193,6 +194,9 @@ Sched staged_doubling_allreduce(Context& ctx, Link link, void* acc, MemKind kind
 // -1 for a member folded away.
 Sched fold_pairs(Link link, void* acc, void* tmp, MemKind kind, std::size_t count, DType dt, RedOp op,
                  std::uint32_t step, int* newrank);
+// The 2^k members left after fold_pairs on n (2^k <= n < 2^(k+1)), as
+// ranks of link.g: member i is 2i+1 for i < rem, else i + rem.
+std::vector<int> folded_members(int n);
 // Recursive halving over link.g (a power of two members): `acc` holds the
 // whole input (`blocks` in elements, consecutive, one per member) and ends
 // with block g.me reduced, in place. `tmp` holds at least half of it.

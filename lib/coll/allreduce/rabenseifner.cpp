@@ -11,6 +11,7 @@
 // 2^k ranks left. On several nodes of 2^j ranks each (a power of two in
 // all) the group is in node-aware order (coll/common.hpp): a rank's NIC
 // carries 2(p-1)/p of the vector divided by the ranks per node.
+#include <bit>
 #include <vector>
 
 #include "coll/collectives.hpp"
@@ -20,9 +21,7 @@ namespace duct::coll {
 Sched fold_pairs(Link link, void* acc, void* tmp, MemKind kind, std::size_t count, DType dt, RedOp op,
                  std::uint32_t step, int* newrank) {
   const int n = link.g.n, rank = link.g.me;
-  int p2 = 1;
-  while (p2 * 2 <= n) p2 *= 2;
-  const int rem = n - p2;
+  const int rem = n - static_cast<int>(std::bit_floor(static_cast<unsigned>(n)));
   const std::size_t bytes = count * elem_size(dt.elem);
   *newrank = rank - rem;
   if (rank >= 2 * rem) co_return Status::ok();
@@ -42,6 +41,13 @@ Sched fold_pairs(Link link, void* acc, void* tmp, MemKind kind, std::size_t coun
   co_return Status::ok();
 }
 
+std::vector<int> folded_members(int n) {
+  const int p2 = static_cast<int>(std::bit_floor(static_cast<unsigned>(n))), rem = n - p2;
+  std::vector<int> members(static_cast<std::size_t>(p2));
+  for (int i = 0; i < p2; ++i) members[static_cast<std::size_t>(i)] = i < rem ? i * 2 + 1 : i + rem;
+  return members;
+}
+
 Sched allreduce_rabenseifner(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   const int n = ctx.size(), rank = ctx.rank();
   const std::size_t esz = elem_size(a.dt.elem), bytes = a.count * esz;
@@ -52,9 +58,7 @@ Sched allreduce_rabenseifner(Context& ctx, const CollArgs& a, std::uint32_t seq)
   DUCT_CO_TRY(ctx.scratch(kind, bytes, 2, &tmp));
   Link link{ctx, seq, Group{nullptr, n, rank}};
 
-  int p2 = 1;
-  while (p2 * 2 <= n) p2 *= 2;
-  const int rem = n - p2;
+  const int p2 = static_cast<int>(std::bit_floor(static_cast<unsigned>(n))), rem = n - p2;
   int newrank = -1;
   DUCT_CO_TRY(co_await fold_pairs(link, acc, tmp, kind, a.count, a.dt, a.op, 0, &newrank));
   if (newrank >= 0) {
@@ -67,8 +71,7 @@ Sched allreduce_rabenseifner(Context& ctx, const CollArgs& a, std::uint32_t seq)
     std::vector<int> members;
     int gme = newrank;
     if (rem > 0 || !node_aware_order(ctx.topo, &members, &gme)) {
-      members.resize(static_cast<std::size_t>(p2));
-      for (int i = 0; i < p2; ++i) members[static_cast<std::size_t>(i)] = i < rem ? i * 2 + 1 : i + rem;
+      members = folded_members(n);
       gme = newrank;
     }
     Link g = link.on(Group{members.data(), p2, gme});

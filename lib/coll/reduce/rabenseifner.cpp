@@ -36,14 +36,11 @@ Sched reduce_rabenseifner(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   // (MPI_IN_PLACE), and blocks arrive there below.
   DUCT_CO_TRY(copy_local(acc, kind, a.sendbuf, a.send_kind, bytes));
   Link link{ctx, seq, Group{nullptr, n, rank}};
-  int p2 = 1;
-  while (p2 * 2 <= n) p2 *= 2;
-  const int rem = n - p2;
   int newrank = -1;
   DUCT_CO_TRY(co_await fold_pairs(link, acc, tmp, kind, a.count, a.dt, a.op, kFoldStep, &newrank));
   // The 2^k ranks left: member i is rank 2i+1 (folded) or i+rem.
-  std::vector<int> members(static_cast<std::size_t>(p2));
-  for (int i = 0; i < p2; ++i) members[static_cast<std::size_t>(i)] = i < rem ? i * 2 + 1 : i + rem;
+  std::vector<int> members = folded_members(n);
+  const int p2 = static_cast<int>(members.size());
   const Layout blocks = Layout::even(a.count, p2);
   if (newrank >= 0) {
     Link g = link.on(Group{members.data(), p2, newrank});
