@@ -102,9 +102,9 @@ Status msg_rounds_now(Spec&& spec, std::vector<Request>& reqs, Spinner& sp) {
 // every tree (a rank that receives nothing posts them in round 0). Above
 // kKnomialMaxBytes the sends go one level per round instead, farthest level
 // first: posted together, a binomial root's log2(n) copies shared its link
-// and its first child forwarded last (64 simulated nodes x 1, 32-256 KiB:
-// 1.3-2.3x slower than SMPI's ompi table, whose k-nomial tree waits for
-// each level; docs/benchmarks/2026-11-28-sim-knomial.md).
+// and its first child forwarded last (64 simulated nodes x 1, 64-256 KiB:
+// 0.43-0.44x SMPI's ompi table, whose k-nomial tree waits for each level;
+// docs/benchmarks/2026-11-28-sim-knomial.md).
 struct Tree {
   Group g;
   int root;
@@ -117,9 +117,9 @@ struct Tree {
 // cost k - 1 message times where the binomial tree's level costs one: the
 // k-nomial tree saves latencies while a message's time on the wire is
 // below a latency. On 64 simulated nodes of 8 ranks, 8 B-4 KiB, radix 4
-// took the node-aware bcast from 0.86x to 1.13-1.20x SMPI's best table and
-// the reduce from 0.64-0.73x to 1.00-1.10x
-// (docs/benchmarks/2026-11-28-sim-knomial.md).
+// took the node-aware bcast from 0.86-0.96x to 1.13-1.30x SMPI's best table
+// and the reduce from 0.64-0.75x to 1.05-1.15x, with and without a 0.3 us
+// cost per message (docs/benchmarks/2026-11-28-sim-knomial.md).
 inline constexpr std::size_t kKnomialMaxBytes = 32 << 10;
 int net_tree_radix(const Context& ctx, std::size_t bytes);
 
@@ -150,9 +150,9 @@ class TreesBcast {
 // receive its children, as many at once as tmp holds, then reduce them into
 // `acc` at the start of the next round, lower-numbered subtree first, so
 // the order and the bits are fixed), then sends its partial result to its
-// parent: its last action. A rank that is the root of a tree carries its partial result
-// into the next tree as its input; one that ends as a root has its result
-// in `acc`. A leaf sends its input as it is.
+// parent: its last action. A rank that is the root of a tree carries its
+// partial result into the next tree as its input; one that ends as a root
+// has its result in `acc`. A leaf sends its input as it is.
 class TreesReduce {
  public:
   static constexpr int kMaxTrees = 2;  // a node level and a network level
