@@ -133,6 +133,7 @@ Sched reduce_scatter_recursive_halving(Context&, const CollArgs&, std::uint32_t)
 Sched reduce_scatter_pairwise(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_scatter_ring(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_scatter_split_rail(Context&, const CollArgs&, std::uint32_t);
+Sched reduce_scatter_pipelined_pairwise(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_scatter_hierarchical(Context&, const CollArgs&, std::uint32_t);
 Sched alltoall_shm(Context&, const CollArgs&, std::uint32_t);
 Sched alltoall_bruck(Context&, const CollArgs&, std::uint32_t);

@@ -216,6 +216,20 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // / 109.7): the same ranges from 64 KiB. Not a power of two: split_rail
 // still (pairwise's n - 1 steps at 128 ranks did not finish in the
 // session's time).
+// The pipelined pairwise reduce-scatter (2026-11-28) on 64-127 ranks:
+// from 4 MiB on a power of two, 1-16 MiB otherwise (split_rail's ring
+// before). Its levels overlap and every message is one step, but it sends
+// about n messages per rank (L - 1 per segment in the node, N - 1 over the
+// NIC), so the rules take it only where it won at both per-message CPU
+// costs simulated, none and 0.3 us (smpi/os, ois, or). Input vector, 8 x
+// 8, us, pipelined pairwise / recursive halving (SMPI ompi), reductions
+// free, cost 0 | 0.3 us: 1 MiB 10.3 / 18.9 (18.9) | 39.0 / 21.9 (21.9), 4
+// MiB 20.0 / 33.6 (33.6) | 24.8 / 35.7 (35.7), 16 MiB 48.9 / 92.3 (92.3) |
+// 81.0 / 94.4 (94.4); 12 x 8, pipelined pairwise / split_rail: 1 MiB
+// 10.2 / 30.7 (28.1) | 57.3 / 81.8 (31.2), 4 MiB 20.4 / 44.8 (64.3) | 61.8
+// / 89.8 (66.7), 16 MiB 50.3 / 100.8 (211) | 175 / 125 (213); 16 x 8 at
+// 0.3 us it lost (1 MiB 76.6 / 24.5, 4 MiB 80.3 / 38.6), so 128 ranks and
+// up keep recursive halving (docs/benchmarks/2026-11-28-sim-rs-pipelined.md).
 // The allreduce on 128 or more ranks across nodes (64-127: a power of two
 // of them, where it was measured) takes recursive doubling from 16 KiB to
 // 128 KiB, where split_rail's node rings (L - 1 steps each
@@ -257,6 +271,10 @@ constexpr const char* kDefaultRules =
     "allgather/nodes/ppn=1-1/n=9-inf:0-inf:bruck;"
     "allgather/nodes/n=64-127:0-16m:recursive_doubling,0-128k:hierarchical;"
     "allgather/nodes/n=128-inf:0-inf:recursive_doubling,0-64k:hierarchical,64k-1m:bruck;"
+    "reduce_scatter_block/nodes/pow2/n=64-127:16k-4m:recursive_halving,4m-inf:pipelined_pairwise;"
+    "reduce_scatter_block/nodes/n=64-127:1m-16m:pipelined_pairwise;"
+    "reduce_scatter/nodes/pow2/n=64-127:16k-4m:recursive_halving,4m-inf:pipelined_pairwise;"
+    "reduce_scatter/nodes/n=64-127:1m-16m:pipelined_pairwise;"
     "reduce_scatter_block/nodes/n=64-127:16k-16m:recursive_halving;"
     "reduce_scatter_block/nodes/n=128-inf:16k-inf:recursive_halving;"
     "reduce_scatter/nodes/n=64-127:16k-16m:recursive_halving;reduce_scatter/nodes/n=128-inf:16k-inf:recursive_halving;"
@@ -540,6 +558,11 @@ const std::vector<AlgoDesc>& algorithms() {
        "split-rail: each rank sums its rail's blocks inside the node, each rail reduce-scatters them across the "
        "nodes (ring; the reduce-scatter half of UCC cl/hier split_rail)",
        false, rails},
+      {Coll::reduce_scatter_block, "pipelined_pairwise",
+       "split-rail, pipelined by destination node: each rank sums inside the node its slice of the blocks of one "
+       "node's rail rank and sends the partial sum straight to it over its own NIC (shifted pairwise exchange), "
+       "the node level of later segments beside the network of earlier ones (UCC cl/hier split_rail, coll/han)",
+       false, rails_alltoall},
       {Coll::reduce_scatter_block, "hierarchical",
        "node-aware: reduce the vector inside each node, allreduce among one leader per node (recursive doubling), "
        "each leader sends its node's ranks their blocks (the hierarchical allreduce's levels, MVAPICH2, coll/han)",
@@ -562,6 +585,11 @@ const std::vector<AlgoDesc>& algorithms() {
        "split-rail: each rank sums its rail's blocks inside the node, each rail reduce-scatters them across the "
        "nodes (ring; the reduce-scatter half of UCC cl/hier split_rail)",
        false, rails},
+      {Coll::reduce_scatter, "pipelined_pairwise",
+       "split-rail, pipelined by destination node: each rank sums inside the node its slice of the blocks of one "
+       "node's rail rank and sends the partial sum straight to it over its own NIC (shifted pairwise exchange), "
+       "the node level of later segments beside the network of earlier ones (UCC cl/hier split_rail, coll/han)",
+       false, rails_alltoall},
       {Coll::reduce_scatter, "hierarchical",
        "node-aware: reduce the vector inside each node, allreduce among one leader per node (recursive doubling), "
        "each leader sends its node's ranks their blocks (the hierarchical allreduce's levels, MVAPICH2, coll/han)",

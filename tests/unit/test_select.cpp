@@ -204,17 +204,20 @@ TEST_CASE("allgather across nodes: the rules by communicator size", "[select]") 
   CHECK(across(t, ag, 128, 1, 16 << 20) == "bruck");
 }
 
-TEST_CASE("reduce_scatter across nodes: recursive halving at 64+ ranks", "[select]") {
+TEST_CASE("reduce_scatter across nodes: recursive halving at 64+ ranks, the pipelined pairwise form at 4 MiB+ on 64-127", "[select]") {
   Table t;
   REQUIRE(Table::make("", &t));
   for (Coll c : {Coll::reduce_scatter_block, Coll::reduce_scatter}) {
     CHECK(across(t, c, 2, 8, 64 << 10) == "split_rail");             // 16 ranks: the emulated cluster's rules
-    CHECK(across(t, c, 8, 8, 256 << 10) == "recursive_halving");      // 64 ranks: to 16 MiB
-    CHECK(across(t, c, 8, 8, (16 << 20) - 1) == "recursive_halving");
-    CHECK(across(t, c, 8, 8, 16 << 20) == "split_rail");
+    CHECK(across(t, c, 8, 8, 256 << 10) == "recursive_halving");      // 64 ranks: to 4 MiB
+    CHECK(across(t, c, 8, 8, (4 << 20) - 1) == "recursive_halving");
+    CHECK(across(t, c, 8, 8, 4 << 20) == "pipelined_pairwise");       // then the pipelined pairwise form
+    CHECK(across(t, c, 8, 8, 64 << 20) == "pipelined_pairwise");
     CHECK(across(t, c, 16, 8, 16 << 10) == "recursive_halving");      // 128 ranks: from 16 KiB on
     CHECK(across(t, c, 16, 8, 64 << 20) == "recursive_halving");
     CHECK(across(t, c, 12, 8, 64 << 10) == "split_rail");             // 96 ranks, not a power of two
+    CHECK(across(t, c, 12, 8, 1 << 20) == "pipelined_pairwise");      // 1-16 MiB
+    CHECK(across(t, c, 12, 8, 16 << 20) == "split_rail");
   }
 }
 
