@@ -69,7 +69,7 @@ struct State {
   DType dt{};
   RedOp op{};
   std::size_t node_done = 0;  // segments through the node level
-  std::size_t own_done = 0;   // of them, this node's own (the first S)
+  std::size_t own_done = 0;   // of them, this node's own (the last S)
 };
 
 int rank_of(const State& st, int node, int local) {
