@@ -55,3 +55,11 @@ DUCT_SIM_CFG="$O" $S run -N 12 -ppn 8 -- "${B[@]}" -A pipelined_pairwise -b 1M -
 DUCT_SIM_CFG="$O" $S run -N 12 -ppn 8 -- "${B[@]}" -A split_rail -b 1M -e 16M -f 4 > $out/o3-split_rail-12x8.txt
 DUCT_SIM_CFG="$O" $S run -N 16 -ppn 8 -- "${B[@]}" -A pipelined_pairwise -b 1M -e 4M -f 4 > $out/o3-pp-16x8.txt
 DUCT_SIM_CFG="$O" $S run -N 16 -ppn 8 -- "${B[@]}" -A recursive_halving -b 1M -e 4M -f 4 > $out/o3-rh-16x8.txt
+
+# After the rules change: the rules (pipelined_pairwise from 4 MiB on 64
+# ranks) beside SMPI's mvapich2 and mpich tables, and 16 x 8 at 16 MiB
+# alone (no cost).
+for s in mvapich2 mpich; do
+  $S run -s $s -N 8 -ppn 8 -- "${B[@]}" -b 4M -e 16M -f 4 > $out/rules-8x8-$s.txt
+done
+$S run -N 16 -ppn 8 -- "${B[@]}" -A pipelined_pairwise -b 16M -e 16M > $out/pp-16x8-16M-free.txt
