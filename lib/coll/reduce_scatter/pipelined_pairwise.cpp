@@ -77,7 +77,7 @@ int rank_of(const State& st, int node, int local) {
 }
 
 // Segment (t, s): slice s of node a = x + t's blocks.
-Sched segment(Context&, State& st, int t, std::size_t s) {
+Sched segment(State& st, int t, std::size_t s) {
   Levels& lv = st.lv;
   // Position of node x + t in this node's order: own node last.
   const int p = (t + lv.N - 1) % lv.N;
@@ -87,26 +87,29 @@ Sched segment(Context&, State& st, int t, std::size_t s) {
   const int a = (st.t->node + t) % lv.N;
   const std::size_t esz = elem_size(st.dt.elem);
   const auto step = static_cast<std::uint32_t>(c);
-  auto slice = [&](int local, std::size_t* off, std::size_t* len) {
-    const auto r = static_cast<std::size_t>(rank_of(st, a, local));
-    const Blocks b{st.blocks.len[r], static_cast<int>(st.S)};
-    *off = st.blocks.off[r] + b.offset(static_cast<int>(s));
+  // Slice s of the block of node a's local rank `local`: its offset in that
+  // block and its length, in elements.
+  auto slice = [&](int local, std::size_t* in_block, std::size_t* len) {
+    const Blocks b{st.blocks.len[static_cast<std::size_t>(rank_of(st, a, local))], static_cast<int>(st.S)};
+    *in_block = b.offset(static_cast<int>(s));
     *len = b.size(static_cast<int>(s));
   };
-  std::size_t my_off = 0, len = 0;
-  slice(lv.l, &my_off, &len);
-  const std::size_t at_col = st.col[static_cast<std::size_t>(a)] + (my_off - st.blocks.off[static_cast<std::size_t>(
-                                                                                 rank_of(st, a, lv.l))]);
+  auto input = [&](int local, std::size_t in_block) {
+    return at(st.src, (st.blocks.off[static_cast<std::size_t>(rank_of(st, a, local))] + in_block) * esz);
+  };
+  std::size_t my_in = 0, len = 0;
+  slice(lv.l, &my_in, &len);
+  const std::size_t at_col = st.col[static_cast<std::size_t>(a)] + my_in;
   auto copy_of = [&](int k) { return at(st.tmp, (static_cast<std::size_t>(k) * st.col_total + at_col) * esz); };
   // (1) node level.
   std::vector<Request> reqs;
   for (int m = 0, k = 0; m < lv.L; ++m) {
     if (m == lv.l) continue;
-    std::size_t off = 0, n = 0;
-    slice(m, &off, &n);
+    std::size_t in = 0, n = 0;
+    slice(m, &in, &n);
     if (n > 0) {
       reqs.emplace_back();
-      DUCT_CO_TRY(lv.node.send(m, at(st.src, off * esz), n * esz, st.kind, step, &reqs.back()));
+      DUCT_CO_TRY(lv.node.send(m, input(m, in), n * esz, st.kind, step, &reqs.back()));
     }
     if (len > 0) {
       reqs.emplace_back();
@@ -119,7 +122,7 @@ Sched segment(Context&, State& st, int t, std::size_t s) {
   if (len > 0) {
     memory::Fence fence;
     // In local-rank order: the first two, then each next one.
-    auto value = [&](int m) -> const void* { return m == lv.l ? at(st.src, my_off * esz) : copy_of(m < lv.l ? m : m - 1); };
+    auto value = [&](int m) -> const void* { return m == lv.l ? input(m, my_in) : copy_of(m < lv.l ? m : m - 1); };
     if (lv.L == 1) {
       DUCT_CO_TRY(copy_local(mine, st.kind, value(0), st.kind, len * esz));
     } else {
@@ -142,16 +145,30 @@ Sched segment(Context&, State& st, int t, std::size_t s) {
   co_return Status::ok();
 }
 
-// This rank's block: the other nodes' partial sums, received into inc
-// (posted before the segments start) and summed in the order x-1, x-2, ...
-// as they arrive, then its own node's, the last segments of its order.
-Sched accumulate(Context&, State& st, std::vector<Request>& recvs) {
+// This rank's block: the other nodes' partial sums, received into inc (node
+// x - t's at its t-th step; every receive posted at once, when the segments
+// start) and summed in the order x-1, x-2, ... as they arrive, then its own
+// node's, the last segments of its order.
+Sched accumulate(State& st) {
   Levels& lv = st.lv;
   const std::size_t esz = elem_size(st.dt.elem);
   const int x = st.t->node;
   const std::size_t mine = st.blocks.len[static_cast<std::size_t>(rank_of(st, x, lv.l))];
   const Blocks b{mine, static_cast<int>(st.S)};
   void* own = at(st.part, st.col[static_cast<std::size_t>(x)] * esz);
+  auto from = [&](int t, std::size_t off) {
+    return at(st.inc, (static_cast<std::size_t>(t - 1) * mine + off) * esz);
+  };
+  std::vector<Request> recvs;
+  recvs.reserve(static_cast<std::size_t>(lv.N - 1) * st.S);
+  for (int t = 1; t < lv.N; ++t)
+    for (std::size_t s = 0; s < st.S; ++s) {
+      const std::size_t len = b.size(static_cast<int>(s));
+      if (len == 0) continue;
+      recvs.emplace_back();
+      DUCT_CO_TRY(lv.rail.recv((x - t + lv.N) % lv.N, from(t, b.offset(static_cast<int>(s))), len * esz, st.kind,
+                               kRailStep + static_cast<std::uint32_t>(s), &recvs.back()));
+    }
   memory::Fence fence;
   std::size_t k = 0;
   for (int t = 1; t < lv.N; ++t)
@@ -160,9 +177,8 @@ Sched accumulate(Context&, State& st, std::vector<Request>& recvs) {
       if (len == 0) continue;
       DUCT_CO_TRY(co_await wait(recvs[k++]));
       if (t == 1) continue;
-      void* sum = at(st.inc, off * esz);
-      DUCT_CO_TRY(reduce_local(sum, sum, at(st.inc, (static_cast<std::size_t>(t - 1) * mine + off) * esz), len, st.dt,
-                               st.op, st.kind, &fence));
+      void* sum = from(1, off);
+      DUCT_CO_TRY(reduce_local(sum, sum, from(t, off), len, st.dt, st.op, st.kind, &fence));
       if (st.kind == MemKind::device) DUCT_CO_TRY(co_await wait(fence));
     }
   DUCT_CO_TRY(co_await wait_count(st.own_done, st.S, "this node's own segments"));
@@ -212,25 +228,11 @@ Sched reduce_scatter_pipelined_pairwise(Context& ctx, const CollArgs& a, std::ui
                           &st.tmp));
   DUCT_CO_TRY(ctx.scratch(st.kind, std::max(mine * static_cast<std::size_t>(lv.N - 1), one) * esz, 1, &st.inc));
 
-  // The other nodes' partial sums of this rank's block: node x - t's arrives
-  // at its t-th step.
-  std::vector<Request> recvs;
-  recvs.reserve(static_cast<std::size_t>(lv.N - 1) * st.S);
-  const Blocks b{mine, static_cast<int>(st.S)};
-  for (int k = 1; k < lv.N; ++k)
-    for (std::size_t s = 0; s < st.S; ++s) {
-      const std::size_t len = b.size(static_cast<int>(s));
-      if (len == 0) continue;
-      recvs.emplace_back();
-      DUCT_CO_TRY(lv.rail.recv((t.node - k + lv.N) % lv.N,
-                               at(st.inc, (static_cast<std::size_t>(k - 1) * mine + b.offset(static_cast<int>(s))) * esz),
-                               len * esz, st.kind, kRailStep + static_cast<std::uint32_t>(s), &recvs.back()));
-    }
   std::vector<Sched> all;
   all.reserve(static_cast<std::size_t>(lv.N) * st.S + 1);
   for (int p = 0; p < lv.N; ++p)  // in this node's order (a child may wait only for those before it)
-    for (std::size_t s = 0; s < st.S; ++s) all.push_back(segment(ctx, st, (p + 1) % lv.N, s));
-  all.push_back(accumulate(ctx, st, recvs));
+    for (std::size_t s = 0; s < st.S; ++s) all.push_back(segment(st, (p + 1) % lv.N, s));
+  all.push_back(accumulate(st));
   DUCT_CO_TRY(co_await all_of(std::move(all)));
   DUCT_CO_TRY(copy_local(a.recvbuf, st.kind, at(st.part, st.col[static_cast<std::size_t>(t.node)] * esz), st.kind,
                          mine * esz));
