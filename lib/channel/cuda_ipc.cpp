@@ -38,6 +38,7 @@
 #include "channel/ucx_channel.hpp"
 #include "core/log.hpp"
 #include "memory/buffer.hpp"
+#include "memory/cma.hpp"
 #include "memory/ipc_cache.hpp"
 
 namespace duct::channel {
@@ -301,19 +302,10 @@ Status IpcRecvOp::on_header(bool* done) {
         stage_ = Stage::raw;
         return ch_.raw_.raw_recv(buf_, bytes_, kind_, tag_, ucx::MsgType::data, &raw_req_);
       }
-      // One copy from the sender's memory into ours; the kernel may copy
-      // less than asked per call.
+      // One copy from the sender's memory into ours.
       std::size_t done_bytes = 0;
-      while (done_bytes < bytes_) {
-        iovec local{memory::at(buf_, done_bytes), bytes_ - done_bytes};
-        iovec remote{reinterpret_cast<void*>(static_cast<std::uintptr_t>(h.base) + done_bytes), bytes_ - done_bytes};
-        ssize_t n = process_vm_readv(static_cast<pid_t>(h.pid), &local, 1, &remote, 1, 0);
-        if (n > 0) {
-          done_bytes += static_cast<std::size_t>(n);
-          continue;
-        }
-        const int err = n < 0 ? errno : EFAULT;
-        if (err == EINTR) continue;
+      const int err = memory::cma_read_all(static_cast<long>(h.pid), buf_, h.base, bytes_, &done_bytes);
+      if (err != 0) {
         if (err == ESRCH)
           return make_error(Errc::peer_failed, "rank %d (pid %lld) is gone: its process ended during a transfer "
                             "to this rank", s.peer, static_cast<long long>(h.pid));

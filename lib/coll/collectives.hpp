@@ -110,6 +110,7 @@ Sched allreduce_hierarchical(Context&, const CollArgs&, std::uint32_t);
 Sched allreduce_split_rail(Context&, const CollArgs&, std::uint32_t);
 Sched allreduce_pipelined_rabenseifner(Context&, const CollArgs&, std::uint32_t);
 Sched bcast_shm(Context&, const CollArgs&, std::uint32_t);
+Sched bcast_cma(Context&, const CollArgs&, std::uint32_t);
 Sched bcast_binomial(Context&, const CollArgs&, std::uint32_t);
 Sched bcast_scatter_allgather(Context&, const CollArgs&, std::uint32_t);
 Sched bcast_pipelined_chain(Context&, const CollArgs&, std::uint32_t);
@@ -123,6 +124,7 @@ Sched reduce_rabenseifner(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_split_rail(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_hierarchical(Context&, const CollArgs&, std::uint32_t);
 Sched allgather_shm(Context&, const CollArgs&, std::uint32_t);
+Sched allgather_cma(Context&, const CollArgs&, std::uint32_t);
 Sched allgather_bruck(Context&, const CollArgs&, std::uint32_t);
 Sched allgather_recursive_doubling(Context&, const CollArgs&, std::uint32_t);
 Sched allgather_ring(Context&, const CollArgs&, std::uint32_t);
@@ -136,13 +138,16 @@ Sched reduce_scatter_split_rail(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_scatter_pipelined_pairwise(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_scatter_hierarchical(Context&, const CollArgs&, std::uint32_t);
 Sched alltoall_shm(Context&, const CollArgs&, std::uint32_t);
+Sched alltoall_cma(Context&, const CollArgs&, std::uint32_t);
 Sched alltoall_bruck(Context&, const CollArgs&, std::uint32_t);
 Sched alltoall_pairwise(Context&, const CollArgs&, std::uint32_t);
 Sched alltoall_split_rail(Context&, const CollArgs&, std::uint32_t);
 Sched gather_shm(Context&, const CollArgs&, std::uint32_t);
+Sched gather_cma(Context&, const CollArgs&, std::uint32_t);
 Sched gather_binomial(Context&, const CollArgs&, std::uint32_t);
 Sched gather_linear(Context&, const CollArgs&, std::uint32_t);
 Sched scatter_shm(Context&, const CollArgs&, std::uint32_t);
+Sched scatter_cma(Context&, const CollArgs&, std::uint32_t);
 Sched scatter_binomial(Context&, const CollArgs&, std::uint32_t);
 Sched scatter_linear(Context&, const CollArgs&, std::uint32_t);
 Sched barrier_shm(Context&, const CollArgs&, std::uint32_t);
@@ -250,6 +255,9 @@ class WaitShm final : public Waitable {
 };
 WaitAwaiter<WaitShm> shm_wait_rank(ShmArea& s, std::uint64_t k, std::uint32_t tag, int idx, int q);
 WaitAwaiter<WaitShm> shm_exchange(ShmArea& s, std::uint64_t k, std::uint32_t tag, int idx, int me);
+// Until rank q has finished sequence k (ShmArea::finish): a rank whose
+// memory others read in call k (coll/cma.hpp) waits for its readers so.
+Sched shm_wait_done(ShmArea& s, int q, std::uint64_t k);
 #define SHM_CLAIM(s, k, me, n) \
   if (!::duct::coll::shm_claimed((s), (k), (me), (n))) DUCT_CO_TRY(co_await ::duct::coll::shm_claim((s), (k), (me), (n)))
 // The shm reduce: every rank writes its slot; the root (every rank when

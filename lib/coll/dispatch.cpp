@@ -50,6 +50,7 @@ constexpr Impl kImpls[] = {
     {Coll::allreduce, "split_rail", &allreduce_split_rail},
     {Coll::allreduce, "pipelined_rabenseifner", &allreduce_pipelined_rabenseifner},
     {Coll::bcast, "shm", &bcast_shm, &bcast_shm_now},
+    {Coll::bcast, "cma", &bcast_cma},
     {Coll::bcast, "binomial", &bcast_binomial, &bcast_binomial_now},
     {Coll::bcast, "scatter_allgather", &bcast_scatter_allgather},
     {Coll::bcast, "pipelined_chain", &bcast_pipelined_chain},
@@ -63,6 +64,7 @@ constexpr Impl kImpls[] = {
     {Coll::reduce, "split_rail", &reduce_split_rail},
     {Coll::reduce, "hierarchical", &reduce_hierarchical, &reduce_hierarchical_now},
     {Coll::allgather, "shm", &allgather_shm, &allgather_shm_now},
+    {Coll::allgather, "cma", &allgather_cma},
     {Coll::allgather, "bruck", &allgather_bruck},
     {Coll::allgather, "recursive_doubling", &allgather_recursive_doubling},
     {Coll::allgather, "ring", &allgather_ring},
@@ -86,15 +88,18 @@ constexpr Impl kImpls[] = {
     {Coll::reduce_scatter, "pipelined_pairwise", &reduce_scatter_pipelined_pairwise},
     {Coll::reduce_scatter, "hierarchical", &reduce_scatter_hierarchical},
     {Coll::alltoall, "shm", &alltoall_shm, &alltoall_shm_now},
+    {Coll::alltoall, "cma", &alltoall_cma},
     {Coll::alltoall, "bruck", &alltoall_bruck},
     {Coll::alltoall, "pairwise", &alltoall_pairwise},
     {Coll::alltoall, "split_rail", &alltoall_split_rail},
     {Coll::alltoallv, "pairwise", &alltoall_pairwise},
     {Coll::gather, "shm", &gather_shm, &gather_shm_now},
+    {Coll::gather, "cma", &gather_cma},
     {Coll::gather, "binomial", &gather_binomial, &gather_binomial_now},
     {Coll::gather, "linear", &gather_linear, &gather_linear_now},
     {Coll::gatherv, "linear", &gather_linear},
     {Coll::scatter, "shm", &scatter_shm, &scatter_shm_now},
+    {Coll::scatter, "cma", &scatter_cma},
     {Coll::scatter, "binomial", &scatter_binomial, &scatter_binomial_now},
     {Coll::scatter, "linear", &scatter_linear, &scatter_linear_now},
     {Coll::scatterv, "linear", &scatter_linear},
@@ -181,8 +186,8 @@ Status local_only(const CollArgs& a) {
 
 
 select::Query query_of(const Context& ctx, select::Coll c, std::size_t bytes, bool device) {
-  return select::Query{c, bytes, ctx.size(), ctx.topo.num_nodes, ctx.shm ? ShmArea::kSlotBytes : 0, device,
-                       ctx.engine != nullptr, ctx.topo.ranks_per_node};
+  return select::Query{c,      bytes, ctx.size(), ctx.topo.num_nodes, ctx.shm ? ShmArea::kSlotBytes : 0, device,
+                       ctx.engine != nullptr, ctx.topo.ranks_per_node, ctx.shm && ctx.shm->cma()};
 }
 
 Status plan_collective(Context& ctx, const CollArgs& a, Plan* out) {

@@ -15,6 +15,7 @@
 #include "coll/shm_rounds.hpp"
 #include "core/comm.hpp"
 #include "core/log.hpp"
+#include "memory/cma.hpp"
 
 namespace duct::coll {
 
@@ -24,6 +25,10 @@ constexpr std::size_t kLine = 64;
 // number (8 bytes) | data], starting on a cache line.
 constexpr std::size_t kSlotStride = (8 + ShmArea::kSlotBytes + kLine - 1) / kLine * kLine;
 constexpr std::size_t kDoneLine = kLine;
+// In the done line, after the done word: the rank's process id and the
+// address of its probe word (create(), step 4).
+constexpr std::size_t kPidAt = 8;
+constexpr std::uint64_t kProbe = 0x0064756374636d61ull;  // "ductcma"
 constexpr std::size_t kEngineAt = kDoneLine + ShmArea::kSlots * kSlotStride;
 constexpr std::size_t kRegion = kEngineAt + 2 * kLine + ShmArea::kEngineBytes;
 static_assert(std::atomic_ref<std::uint64_t>::is_always_lock_free, "shared-memory flags need lock-free atomics");
@@ -117,6 +122,13 @@ Status ShmArea::create(MPI_Comm comm, int rank, int size, std::unique_ptr<ShmAre
     std::memset(mine, 0, 8);
     for (int i = 0; i < kSlots; ++i) std::memset(mine + kDoneLine + static_cast<std::size_t>(i) * kSlotStride, 0, 8);
     std::memset(mine + kEngineAt, 0, 8);
+    // Beside the done word, what the others need to try cross-memory
+    // attach (step 4): this process's id and the address of a word of it.
+    a->probe_ = kProbe;
+    const auto pid = static_cast<std::uint64_t>(getpid());
+    const auto addr = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&a->probe_));
+    std::memcpy(mine + kPidAt, &pid, 8);
+    std::memcpy(mine + kPidAt + 8, &addr, 8);
   }
   // Every rank has mapped the segment and zeroed its flags before anyone
   // reads a flag; then the name goes (the mappings stay until munmap).
@@ -131,6 +143,40 @@ Status ShmArea::create(MPI_Comm comm, int rank, int size, std::unique_ptr<ShmAre
                        : make_error(Errc::mpi, "%s", why.c_str());
   a->base_.resize(static_cast<std::size_t>(size));
   for (int r = 0; r < size; ++r) a->base_[static_cast<std::size_t>(r)] = a->map_ + stride * static_cast<std::size_t>(r);
+
+  // 4. Cross-memory attach (coll/cma.hpp): every rank reads a word of every
+  //    other rank's process with process_vm_readv, and the ranks agree
+  //    whether all of them could. Kernels and containers refuse it for
+  //    their own reasons (Yama's ptrace_scope, seccomp, PID namespaces),
+  //    which only trying tells.
+  a->pids_.assign(static_cast<std::size_t>(size), 0);
+  auto cma_ok = std::make_shared<int>(1);
+  std::string cma_why;
+  for (int r = 0; r < size; ++r) {
+    std::uint64_t pid = 0, addr = 0;
+    std::memcpy(&pid, a->base_[static_cast<std::size_t>(r)] + kPidAt, 8);
+    std::memcpy(&addr, a->base_[static_cast<std::size_t>(r)] + kPidAt + 8, 8);
+    a->pids_[static_cast<std::size_t>(r)] = static_cast<long>(pid);
+    if (r == rank || !*cma_ok) continue;
+    std::uint64_t got = 0;
+    std::size_t done = 0;
+    const int err = memory::cma_read_all(static_cast<long>(pid), &got, addr, sizeof got, &done);
+    if (err != 0 || got != kProbe) {
+      *cma_ok = 0;
+      cma_why = strprintf("process_vm_readv from rank %d (pid %llu): %s", r, static_cast<unsigned long long>(pid),
+                          err != 0 ? std::strerror(err) : "read another value (another PID namespace?)");
+    }
+  }
+  const int rc3 = PMPI_Iallreduce(MPI_IN_PLACE, cma_ok.get(), 1, MPI_INT, MPI_LAND, comm, &req);
+  st = rc3 == MPI_SUCCESS ? wait(&req, "MPI_Iallreduce of every rank's cross-memory attach probe", cma_ok)
+                          : mpi_error(rc3, "MPI_Iallreduce(cross-memory attach probe)");
+  if (!st) return st;
+  a->cma_ = *cma_ok != 0;
+  if (!cma_why.empty())
+    DUCT_INFO(coll, "no single-copy (cma) algorithms on this communicator: %s (see /proc/sys/kernel/yama/ptrace_scope)",
+              cma_why.c_str());
+  else if (!a->cma_)
+    DUCT_INFO(coll, "no single-copy (cma) algorithms on this communicator: another rank could not attach");
   DUCT_DEBUG(coll, "shared-memory area: %d ranks, %zu bytes each (rank %d)", size, stride, rank);
   *out = std::move(a);
   return Status::ok();
@@ -224,6 +270,11 @@ Sched shm_claim(ShmArea& s, std::uint64_t k, int me, int n) {
   }
   s.every_rank_done(k - ShmArea::kSlots);
   co_return Status::ok();
+}
+
+Sched shm_wait_done(ShmArea& s, int q, std::uint64_t k) {
+  if (word_load(s.done(q)) >= k) co_return Status::ok();
+  co_return co_await WaitAwaiter<WaitCounter>{WaitCounter(s.done(q), k, q, "done count")};
 }
 
 Status shm_claim_now(ShmArea& s, std::uint64_t k, int me, int n, Spinner& sp) {

@@ -158,6 +158,13 @@ class ShmArea {
   // Whether this rank may write its slot of sequence k without looking.
   bool writable(std::uint64_t k) const noexcept { return k <= writable_; }
   int size() const noexcept { return size_; }
+  // Cross-memory attach: whether every rank of the area may read every
+  // other's memory with process_vm_readv(2) (create() tried it from every
+  // rank to every other and the ranks agreed; Yama's ptrace_scope, seccomp
+  // or ranks in different PID namespaces forbid it), and rank r's process id
+  // for it. The single-copy algorithms (coll/cma.hpp) need it.
+  bool cma() const noexcept { return cma_; }
+  long pid(int r) const noexcept { return pids_[static_cast<std::size_t>(r)]; }
   // The next sequence number of a shared-memory collective (starts at 1; equal
   // on every rank because collectives on a communicator are ordered).
   std::uint64_t next_seq() noexcept { return ++seq_; }
@@ -168,6 +175,9 @@ class ShmArea {
   std::size_t map_bytes_ = 0;
   int size_ = 0;
   std::vector<char*> base_;  // each rank's region, mapped here
+  bool cma_ = false;
+  std::vector<long> pids_;
+  std::uint64_t probe_ = 0;  // what the other ranks read at create() to try process_vm_readv
   std::uint64_t seq_ = 0;
   std::uint64_t writable_ = kSlots;  // sequence numbers 1..kSlots use fresh slots
 };

@@ -25,6 +25,15 @@ bool shm_area(const Query& q, std::string* why) {
   return true;
 }
 
+// The single-copy forms (coll/cma.hpp): one node, and every rank of it may
+// read every other's memory (process_vm_readv, tried when the area was set
+// up).
+bool cma_area(const Query& q, std::string* why) {
+  if (!shm_area(q, why)) return false;
+  if (!q.cma) return (*why = "cross-memory attach (process_vm_readv) is refused between these ranks (DUCT_LOG=info says why)"), false;
+  return true;
+}
+
 // The device engine decides with the other ranks whether every rank's
 // buffers qualify (coll/engine.hpp); here only what this rank knows.
 bool engine(const Query& q, std::string* why) {
@@ -142,7 +151,8 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // ranks, nor above 4 KiB: the range ends at the next power of two above
 // the largest size won, as duct-tune writes its rules; the flat reduce
 // keeps the rest, and duct-tune measures where it is run.
-// At 2 ranks on one node the bcast from 64 KiB is the binomial tree (one
+// At 2 ranks on one node the bcast from 64 KiB is the binomial tree where
+// cma (below) cannot serve (one
 // message, which the cma channel moves with one process_vm_readv) rather
 // than shm's two copies through the slots, and the allgather leaves shm
 // for the ring (one exchange) at 128 KiB: 2026-11-27, duct-bench -A, -R 5,
@@ -152,13 +162,39 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // against 103-106 (32 KiB: shm 3.8 against 4.8); allgather 128 KiB ring
 // 9.5-10.2 against 10.3-10.7, 256 KiB 16.2-16.8 against 19.5-19.7 (64 KiB:
 // shm 5.9-6.0 against 6.5).
-// The 2-rank scatter leaves shm at 256 KiB in all for the linear form (one
+// The 2-rank scatter leaves shm at 256 KiB in all for the linear form where
+// cma (below) cannot serve (one
 // message of the other rank's block, one process_vm_readv): there shm's
 // block no longer fits a slot and goes in pieces. 2026-11-27, duct-bench
 // -R 3, host buffers, four runs alternating, us, linear / shm (Open MPI):
 // 256 KiB 11.5-13.7 / 17.5-18.5 (13.4-15.6), 512 KiB 20.6 / 20.3-22.7
 // (24.4-28.4); at 128 KiB it varied with the run, shm 4.0-8.9 against
 // linear 7.1-8.6 (docs/benchmarks/2026-11-27-onenode-table.md).
+// The single-copy forms on one node (cma, coll/cma.hpp; 2026-11-28,
+// docs/benchmarks/2026-11-28-cma-onenode.md: duct-bench -A, -R 3, host
+// buffers, 2 and 4 ranks on the build VM's 2 cores, two or three runs in
+// turn; Open MPI's time / duct's). They take over from the message forms,
+// which pay a UCX header and FIN around their one process_vm_readv:
+// the 2-rank allgather from 128 KiB in all (ring 0.75-0.79 / cma 1.10 at
+// 128 KiB, 512 KiB 0.85-0.87 / 1.04-1.06), the 2-rank bcast from 64 KiB
+// (binomial 0.68-0.75 / 1.10), the alltoall from 256 KiB (2 ranks:
+// pairwise 0.81-0.82, shm 0.73-0.82 / cma 1.07-1.08; 4 ranks: pairwise
+// 0.79-0.86, shm 0.86-0.87 / cma 1.16-1.45), the scatter from 256 KiB at 2
+// ranks (linear 0.84-0.87 / 1.21-1.23) and from 512 KiB above (linear
+// 0.94-0.97 / 0.99-1.21). From 16 MiB they and the message forms are even
+// (2 ranks, allgather 16 MiB 0.90-1.04 / ring 0.86-1.05). shm keeps more
+// than the rules gave it before: the gather at every size (16-64 MiB on 2
+// and 4 ranks, 1.71-2.07 against linear's 0.79-1.01 and cma's 0.66-1.05:
+// the writer's copy in and the root's copy out run on two cores through
+// slots that stay in cache, where a single reader copies from memory
+// alone), and from 3 ranks the bcast (4 ranks, 16-64 MiB: 2.09-3.62
+// against cma's 1.18-1.53; scatter_allgather 0.84-1.29 on 2026-11-27) and
+// the allgather (4 ranks, 1-16 MiB: 1.36-1.85 against cma's 0.96-1.81 and
+// the ring's 0.75-1.44). The 2-rank bcast through shm was 1.8-2.7x Open
+// MPI in these runs but 0.8x of the binomial tree's time on 2026-11-27,
+// while the VM's cores sat far apart (2026-11-27-medium-one-node.md); cma
+// was 1.0-1.1x in every run, so it takes the 2-rank bcast, and duct-tune
+// can give shm to a machine whose cores share a cache.
 // One rank per node on 9 or more nodes, allreduce: recursive doubling below
 // 64 KiB, then Rabenseifner's reduce-scatter + allgather, where the rules
 // above took hierarchical, whose leader level is the ring (split_rail has no
@@ -287,21 +323,22 @@ constexpr const char* kDefaultRules =
     "reduce_scatter/nodes:0-16k:hierarchical,16k-inf:split_rail;alltoall/nodes:32k-inf:split_rail;"
     "allreduce:0-inf:engine;allreduce/n=1-4:0-8m:shm;"
     "allreduce:0-16k:shm,0-16k:recursive_doubling,16k-inf:ring;"
-    "bcast:0-inf:engine;bcast/n=2-2:64k-inf:binomial;bcast:0-8m:shm;bcast/n=1-2:0-inf:binomial;bcast:0-64k:binomial,64k-inf:scatter_allgather;"
+    "bcast:0-inf:engine;bcast/n=2-2:64k-inf:cma,64k-inf:binomial;bcast:0-inf:shm;bcast/n=1-2:0-inf:binomial;"
+    "bcast:0-64k:binomial,64k-inf:scatter_allgather;"
     "reduce:0-inf:engine;reduce/n=1-4:0-8m:shm;reduce/n=16-inf:0-8k:shm_tree;reduce:0-16k:shm;"
     "reduce:0-64k:binomial,64k-inf:reduce_scatter_gather;"
-    "allgather:0-inf:engine;allgather/n=1-2:0-128k:shm,128k-inf:ring;"
-    "allgather:0-512k:shm,0-64k:bruck,64k-inf:ring;"
+    "allgather:0-inf:engine;allgather/n=1-2:0-128k:shm,128k-inf:cma,128k-inf:ring;"
+    "allgather:0-inf:shm,0-64k:bruck,64k-inf:ring;"
     "allgatherv:0-inf:engine,0-64k:bruck,64k-inf:ring;"
     "reduce_scatter_block:0-inf:engine,0-128k:shm,0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
     "reduce_scatter:0-inf:engine,0-128k:shm,0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
-    "alltoall:0-inf:engine,0-256k:shm,0-4k:bruck,4k-inf:pairwise;"
+    "alltoall:0-inf:engine,0-256k:shm,256k-inf:cma,0-4k:bruck,4k-inf:pairwise;"
     "alltoallv:0-inf:pairwise;"
-    "gather:0-inf:engine,0-8m:shm;gather/n=1-2:0-inf:linear;gather/nodes/n=1-4:0-2k:binomial,2k-inf:linear;"
+    "gather:0-inf:engine,0-inf:shm;gather/n=1-2:0-inf:linear;gather/nodes/n=1-4:0-2k:binomial,2k-inf:linear;"
     "gather/nodes/n=5-8:4k-inf:linear;gather/nodes/n=9-16:8k-inf:linear;"
     "gather:0-64k:binomial,64k-inf:linear;"
     "gatherv:0-inf:linear;"
-    "scatter:0-inf:engine;scatter/n=1-2:0-256k:shm,0-inf:linear;scatter:0-512k:shm;scatter/nodes/n=1-4:4k-inf:linear;"
+    "scatter:0-inf:engine;scatter/n=1-2:0-256k:shm,256k-inf:cma,0-inf:linear;scatter:0-512k:shm,512k-inf:cma;scatter/nodes/n=1-4:4k-inf:linear;"
     "scatter/nodes/n=5-8:6k-inf:linear;scatter/nodes/n=9-16:32k-inf:linear;"
     "scatter:0-64k:binomial,64k-inf:linear;"
     "scatterv:0-inf:linear;"
@@ -451,6 +488,11 @@ const std::vector<AlgoDesc>& algorithms() {
        "single node: the root writes node shared memory, every rank copies it out; larger messages in slot-sized "
        "chunks through consecutive slots, the copies in and out pipelined",
        false, shm_area},
+      {Coll::bcast, "cma",
+       "single node, single copy: the root publishes its buffer's address in node shared memory, every rank "
+       "copies the message straight out of it with process_vm_readv (kernel-assisted intra-node collectives: "
+       "Ma, Bosilca et al., ICPP 2011)",
+       false, cma_area},
       {Coll::bcast, "binomial",
        "binomial tree from the root, log2(n) steps (Thakur, Rabenseifner, Gropp 2005); across nodes up to 32 KiB "
        "a k-nomial tree of radix DUCT_TREE_RADIX, log_k(n) steps (as MVAPICH2 and UCC), above one level at a time",
@@ -514,6 +556,11 @@ const std::vector<AlgoDesc>& algorithms() {
       {Coll::allgather, "shm", "single node: every rank writes its block to node shared memory, every rank reads all; larger blocks in "
        "slot-sized pieces",
        false, shm_area},
+      {Coll::allgather, "cma",
+       "single node, single copy: every rank publishes its block's address in node shared memory and copies "
+       "every other block straight into its result with process_vm_readv (kernel-assisted intra-node "
+       "collectives: Ma, Bosilca et al., ICPP 2011)",
+       false, cma_area},
       {Coll::allgather, "bruck", "ceil(log2 n) steps of doubling block counts, any n (Bruck et al. 1997)", false, any},
       {Coll::allgather, "recursive_doubling",
        "exchange the gathered half with partners at distance 1, 2, 4, ... (Thakur, Rabenseifner, Gropp 2005)", false,
@@ -602,6 +649,11 @@ const std::vector<AlgoDesc>& algorithms() {
        "single node: every rank writes its blocks to node shared memory, each rank copies its block of every "
        "rank's; in rounds of a piece of every block when they do not fit a slot",
        false, shm_area},
+      {Coll::alltoall, "cma",
+       "single node, single copy: every rank publishes its send buffer's address in node shared memory and "
+       "copies its block of every other rank's with process_vm_readv (kernel-assisted intra-node "
+       "collectives: Ma, Bosilca et al., ICPP 2011)",
+       false, cma_area},
       {Coll::alltoall, "bruck",
        "ceil(log2 n) steps, each moving the blocks whose index has bit k set (Bruck et al. 1997)", false, any},
       {Coll::alltoall, "pairwise",
@@ -621,6 +673,11 @@ const std::vector<AlgoDesc>& algorithms() {
       {Coll::gather, "shm", "single node: every rank writes node shared memory, the root copies all blocks; larger blocks in slot-sized "
        "pieces", false,
        shm_area},
+      {Coll::gather, "cma",
+       "single node, single copy: every rank publishes its block's address in node shared memory, the root "
+       "copies each block straight into its result with process_vm_readv (kernel-assisted intra-node "
+       "collectives: Ma, Bosilca et al., ICPP 2011)",
+       false, cma_area},
       {Coll::gather, "binomial", "binomial tree towards the root, subtrees forward what they gathered", false, any},
       {Coll::gather, "linear", "every rank sends its block straight to the root", true, any},
       // gatherv
@@ -632,6 +689,11 @@ const std::vector<AlgoDesc>& algorithms() {
       {Coll::scatter, "shm", "single node: the root writes all blocks to node shared memory, each rank copies its own; in rounds of a "
        "piece of every block when they do not fit a slot",
        false, shm_area},
+      {Coll::scatter, "cma",
+       "single node, single copy: the root publishes its send buffer's address in node shared memory, every "
+       "rank copies its block straight out of it with process_vm_readv (kernel-assisted intra-node "
+       "collectives: Ma, Bosilca et al., ICPP 2011)",
+       false, cma_area},
       {Coll::scatter, "binomial", "binomial tree from the root, each subtree receives its blocks at once", false, any},
       {Coll::scatter, "linear", "the root sends each block straight to its rank", true, any},
       // scatterv

@@ -69,6 +69,7 @@ struct Query {
   bool device = false;        // the caller's buffers are device memory
   bool engine = false;        // the communicator has a device engine (coll/engine.hpp)
   int ranks_per_node = 0;     // every node has this many ranks (0: nodes differ)
+  bool cma = false;           // the shared-memory area's ranks may read each other's memory (coll/cma.hpp)
 };
 
 struct AlgoDesc {

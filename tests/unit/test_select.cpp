@@ -249,3 +249,43 @@ TEST_CASE("allreduce across nodes: recursive doubling to 128 KiB, Rabenseifner a
   CHECK(across(t, ar, 12, 8, 32 << 10) == "split_rail");
   CHECK(across(t, ar, 4, 8, 32 << 10) == "split_rail");          // 32 ranks: the rules measured on few nodes
 }
+
+TEST_CASE("one node: the single-copy (cma) forms where the area allows cross-memory attach", "[select]") {
+  Table t;
+  REQUIRE(Table::make("", &t));
+  auto with = [](Coll c, std::size_t bytes, int n, bool cma) {
+    Query q = single_node(c, bytes, n);
+    q.cma = cma;
+    return q;
+  };
+  // 2 ranks: from 128 KiB in all (allgather), 64 KiB (bcast), 256 KiB (alltoall, scatter).
+  CHECK(name(t.choose(with(Coll::allgather, 64 << 10, 2, true))) == "shm");
+  CHECK(name(t.choose(with(Coll::allgather, 128 << 10, 2, true))) == "cma");
+  CHECK(name(t.choose(with(Coll::bcast, 64 << 10, 2, true))) == "cma");
+  CHECK(name(t.choose(with(Coll::alltoall, 128 << 10, 2, true))) == "shm");
+  CHECK(name(t.choose(with(Coll::alltoall, 256 << 10, 2, true))) == "cma");
+  CHECK(name(t.choose(with(Coll::scatter, 256 << 10, 2, true))) == "cma");
+  // More ranks: scatter from 512 KiB; allgather, bcast and gather stay in
+  // shared memory at every size (its copies in and out, pipelined through
+  // slots in cache, beat one reader's copy out of memory there).
+  CHECK(name(t.choose(with(Coll::scatter, 256 << 10, 4, true))) == "shm");
+  CHECK(name(t.choose(with(Coll::scatter, 512 << 10, 4, true))) == "cma");
+  CHECK(name(t.choose(with(Coll::alltoall, 256 << 10, 4, true))) == "cma");
+  CHECK(name(t.choose(with(Coll::allgather, 64 << 20, 4, true))) == "shm");
+  CHECK(name(t.choose(with(Coll::bcast, 64 << 20, 4, true))) == "shm");
+  CHECK(name(t.choose(with(Coll::gather, 64 << 20, 2, true))) == "shm");
+  CHECK(name(t.choose(with(Coll::gather, 64 << 20, 4, false))) == "shm");
+  // Without cross-memory attach the message forms as before.
+  std::string why;
+  CHECK(name(t.choose(with(Coll::allgather, 128 << 10, 2, false))) == "ring");
+  CHECK(name(t.choose(with(Coll::bcast, 64 << 10, 2, false))) == "binomial");
+  CHECK(name(t.choose(with(Coll::alltoall, 256 << 10, 2, false), &why)) == "pairwise");
+  CHECK(why.find("cross-memory attach") != std::string::npos);
+  CHECK(name(t.choose(with(Coll::scatter, 256 << 10, 2, false))) == "linear");
+  // Across nodes never.
+  Query nodes = with(Coll::alltoall, 1 << 20, 4, true);
+  nodes.num_nodes = 2;
+  nodes.ranks_per_node = 2;
+  nodes.shm_bytes = 0;
+  CHECK(name(t.choose(nodes)) == "split_rail");
+}
