@@ -74,14 +74,18 @@ Sched cma_call(Context& ctx, const CollArgs& a, Spec spec) {
   const auto addr = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(src));
   std::memcpy(s.slot(me, p), &addr, sizeof addr);
   shm_publish(s, k, tag, p, me);
-  DUCT_CO_TRY(spec.local());
-  for (int i = 1; i < n; ++i) {
+  // From here a failure still finishes k and waits for this rank's readers:
+  // a rank whose readers wait for it, or that returned while they read its
+  // buffer, would turn one rank's error into another's hang or fault.
+  Status st = spec.local();
+  for (int i = 1; i < n && st.is_ok(); ++i) {
     const int q = (me + i) % n;
     if (!spec.reads(q)) continue;
-    DUCT_CO_TRY(co_await shm_wait_rank(s, k, tag, p, q));
+    st = co_await shm_wait_rank(s, k, tag, p, q);
+    if (!st) break;
     std::uint64_t at = 0;
     std::memcpy(&at, s.slot(q, p), sizeof at);
-    DUCT_CO_TRY(spec.read(q, at));
+    st = spec.read(q, at);
   }
   s.finish(me, k);
   if (src) {
@@ -90,6 +94,7 @@ Sched cma_call(Context& ctx, const CollArgs& a, Spec spec) {
       if (spec.read_by(q)) DUCT_CO_TRY(co_await shm_wait_done(s, q, k));
     }
   }
+  if (!st) co_return st;
   co_return spec.after();
 }
 
