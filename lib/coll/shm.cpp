@@ -26,7 +26,7 @@ constexpr std::size_t kLine = 64;
 constexpr std::size_t kSlotStride = (8 + ShmArea::kSlotBytes + kLine - 1) / kLine * kLine;
 constexpr std::size_t kDoneLine = kLine;
 // In the done line, after the done word: the rank's process id and the
-// address of its probe word (create(), step 4).
+// address of its probe word (create(), step 3).
 constexpr std::size_t kPidAt = 8;
 constexpr std::uint64_t kProbe = 0x0064756374636d61ull;  // "ductcma"
 constexpr std::size_t kEngineAt = kDoneLine + ShmArea::kSlots * kSlotStride;
@@ -123,7 +123,7 @@ Status ShmArea::create(MPI_Comm comm, int rank, int size, std::unique_ptr<ShmAre
     for (int i = 0; i < kSlots; ++i) std::memset(mine + kDoneLine + static_cast<std::size_t>(i) * kSlotStride, 0, 8);
     std::memset(mine + kEngineAt, 0, 8);
     // Beside the done word, what the others need to try cross-memory
-    // attach (step 4): this process's id and the address of a word of it.
+    // attach (step 3): this process's id and the address of a word of it.
     a->probe_ = kProbe;
     const auto pid = static_cast<std::uint64_t>(getpid());
     const auto addr = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&a->probe_));
@@ -144,7 +144,7 @@ Status ShmArea::create(MPI_Comm comm, int rank, int size, std::unique_ptr<ShmAre
   a->base_.resize(static_cast<std::size_t>(size));
   for (int r = 0; r < size; ++r) a->base_[static_cast<std::size_t>(r)] = a->map_ + stride * static_cast<std::size_t>(r);
 
-  // 4. Cross-memory attach (coll/cma.hpp): every rank reads a word of every
+  // 3. Cross-memory attach (coll/cma.hpp): every rank reads a word of every
   //    other rank's process with process_vm_readv, and the ranks agree
   //    whether all of them could. Kernels and containers refuse it for
   //    their own reasons (Yama's ptrace_scope, seccomp, PID namespaces),
