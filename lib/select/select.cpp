@@ -151,8 +151,8 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // ranks, nor above 4 KiB: the range ends at the next power of two above
 // the largest size won, as duct-tune writes its rules; the flat reduce
 // keeps the rest, and duct-tune measures where it is run.
-// At 2 ranks on one node the bcast from 64 KiB is the binomial tree where
-// cma (below) cannot serve (one
+// At 2 ranks on one node the bcast from 64 KiB to 8 MiB is the binomial
+// tree where cma (below) cannot serve (one
 // message, which the cma channel moves with one process_vm_readv) rather
 // than shm's two copies through the slots, and the allgather leaves shm
 // for the ring (one exchange) at 128 KiB: 2026-11-27, duct-bench -A, -R 5,
@@ -193,8 +193,14 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // the ring's 0.75-1.44). The 2-rank bcast through shm was 1.8-2.7x Open
 // MPI in these runs but 0.8x of the binomial tree's time on 2026-11-27,
 // while the VM's cores sat far apart (2026-11-27-medium-one-node.md); cma
-// was 1.0-1.1x in every run, so it takes the 2-rank bcast, and duct-tune
-// can give shm to a machine whose cores share a cache.
+// was 1.0-1.1x in every run, so it takes the 2-rank bcast up to 8 MiB, and
+// duct-tune can give shm to a machine whose cores share a cache. From 8
+// MiB shm has the 2-rank bcast too: its root runs up to 8 slots ahead of
+// the reader, and the pipelined copies beat one process_vm_readv, which
+// pins every page (two runs, us, shm / cma / Open MPI with its single copy
+// off, its better setting there: 4 MiB 199-223 / 201-256 / 218-220, 16 MiB
+// 904-952 / 1339-1813 / 918-967, 64 MiB 4286-4796 / 7834-9560 /
+// 4757-5001).
 // One rank per node on 9 or more nodes, allreduce: recursive doubling below
 // 64 KiB, then Rabenseifner's reduce-scatter + allgather, where the rules
 // above took hierarchical, whose leader level is the ring (split_rail has no
@@ -323,7 +329,7 @@ constexpr const char* kDefaultRules =
     "reduce_scatter/nodes:0-16k:hierarchical,16k-inf:split_rail;alltoall/nodes:32k-inf:split_rail;"
     "allreduce:0-inf:engine;allreduce/n=1-4:0-8m:shm;"
     "allreduce:0-16k:shm,0-16k:recursive_doubling,16k-inf:ring;"
-    "bcast:0-inf:engine;bcast/n=2-2:64k-inf:cma,64k-inf:binomial;bcast:0-inf:shm;bcast/n=1-2:0-inf:binomial;"
+    "bcast:0-inf:engine;bcast/n=2-2:64k-8m:cma,64k-8m:binomial;bcast:0-inf:shm;bcast/n=1-2:0-inf:binomial;"
     "bcast:0-64k:binomial,64k-inf:scatter_allgather;"
     "reduce:0-inf:engine;reduce/n=1-4:0-8m:shm;reduce/n=16-inf:0-8k:shm_tree;reduce:0-16k:shm;"
     "reduce:0-64k:binomial,64k-inf:reduce_scatter_gather;"

@@ -262,6 +262,8 @@ TEST_CASE("one node: the single-copy (cma) forms where the area allows cross-mem
   CHECK(name(t.choose(with(Coll::allgather, 64 << 10, 2, true))) == "shm");
   CHECK(name(t.choose(with(Coll::allgather, 128 << 10, 2, true))) == "cma");
   CHECK(name(t.choose(with(Coll::bcast, 64 << 10, 2, true))) == "cma");
+  CHECK(name(t.choose(with(Coll::bcast, 8 << 20, 2, true))) == "shm");  // pipelined through the slots from 8 MiB
+  CHECK(name(t.choose(with(Coll::bcast, 8 << 20, 2, false))) == "shm");
   CHECK(name(t.choose(with(Coll::alltoall, 128 << 10, 2, true))) == "shm");
   CHECK(name(t.choose(with(Coll::alltoall, 256 << 10, 2, true))) == "cma");
   CHECK(name(t.choose(with(Coll::scatter, 256 << 10, 2, true))) == "cma");
