@@ -26,7 +26,6 @@
 //           cannot be exported, e.g. cudaMallocAsync; after a NACK).
 // The FIN is a host message: the sender's buffer is reusable only once the
 // receiver's copy has finished.
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>

@@ -18,8 +18,8 @@ Status cma_read(const ShmArea& s, int q, void* dst, std::uint64_t src, std::size
                     q, s.pid(q), static_cast<unsigned long long>(src + done), std::strerror(err));
 }
 
-Status cma_source(Context& ctx, const void* buf, MemKind kind, std::size_t bytes, bool copy, const void** out) {
-  if (kind == MemKind::host && !copy) {
+Status cma_source(Context& ctx, const void* buf, MemKind kind, std::size_t bytes, const void** out) {
+  if (kind == MemKind::host) {
     *out = buf;
     return Status::ok();
   }

@@ -1,10 +1,13 @@
 // duct coll: single-copy collectives on one node by cross-memory attach.
 //
 // The shm algorithms (coll/shm_rounds.hpp) copy every byte twice: into the
-// writer's slot and out of it. For blocks of a few hundred KiB and up the
-// second copy is the cost, and a message through a channel pays a header
-// and an answer (coll/channel's cma protocol: a UCX message each way around
-// one process_vm_readv). Here a rank publishes the address of its own
+// writer's slot and out of it. Where their rounds run in lock step (every
+// rank writes, then reads) that second copy is the cost from a few hundred
+// KiB, and a message through a channel pays a header and an answer
+// (channel/cuda_ipc.cpp's cma protocol: a UCX message each way around one
+// process_vm_readv). Where shm pipelines (a bcast root writing slots ahead,
+// several ranks writing to one reader) it beats one process_vm_readv, which
+// pins every page it copies: the rules say which (select/select.cpp). Here a rank publishes the address of its own
 // buffer in its shared-memory slot of the call's sequence number k, and its
 // readers copy straight out of that buffer into theirs with
 // process_vm_readv(2): one copy, by the reader, and no message. A rank
@@ -47,9 +50,9 @@ namespace duct::coll {
 // Errc::peer_failed when q's process is gone.
 Status cma_read(const ShmArea& s, int q, void* dst, std::uint64_t src, std::size_t bytes);
 // The host bytes this rank offers its readers for `bytes` at `buf` of
-// memory kind `kind`: buf itself for host memory, else (or with `copy`) a
-// copy in the context's host scratch slot 0, valid until the call returns.
-Status cma_source(Context& ctx, const void* buf, MemKind kind, std::size_t bytes, bool copy, const void** out);
+// memory kind `kind`: buf itself for host memory, else a copy in the
+// context's host scratch slot 0, valid until the call returns.
+Status cma_source(Context& ctx, const void* buf, MemKind kind, std::size_t bytes, const void** out);
 // cma_read into `dst` of memory kind `kind` (device: through host scratch
 // slot 1).
 Status cma_read_into(Context& ctx, int q, std::uint64_t src, void* dst, MemKind kind, std::size_t bytes);

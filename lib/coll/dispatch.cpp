@@ -186,7 +186,7 @@ Status local_only(const CollArgs& a) {
 
 
 select::Query query_of(const Context& ctx, select::Coll c, std::size_t bytes, bool device) {
-  return select::Query{c,      bytes, ctx.size(), ctx.topo.num_nodes, ctx.shm ? ShmArea::kSlotBytes : 0, device,
+  return select::Query{c, bytes, ctx.size(), ctx.topo.num_nodes, ctx.shm ? ShmArea::kSlotBytes : 0, device,
                        ctx.engine != nullptr, ctx.topo.ranks_per_node, ctx.shm && ctx.shm->cma()};
 }
 

@@ -11,7 +11,7 @@ struct AllgatherCma {
   Context& ctx;
   const CollArgs& a;
   int me;
-  Status source(const void** out) { return cma_source(ctx, a.sendbuf, a.send_kind, a.bytes, false, out); }
+  Status source(const void** out) { return cma_source(ctx, a.sendbuf, a.send_kind, a.bytes, out); }
   Status local() {
     if (a.in_place) return Status::ok();
     return copy_local(at(a.recvbuf, static_cast<std::size_t>(me) * a.bytes), a.recv_kind, a.sendbuf, a.send_kind,

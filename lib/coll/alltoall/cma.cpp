@@ -18,7 +18,7 @@ struct AlltoallCma {
   void* held = nullptr;  // in place: the blocks read, until after()
   Status source(const void** out) {
     if (a.in_place) DUCT_TRY(ctx.scratch(MemKind::host, static_cast<std::size_t>(n) * a.bytes, 1, &held));
-    return cma_source(ctx, a.sendbuf, a.send_kind, static_cast<std::size_t>(n) * a.bytes, false, out);
+    return cma_source(ctx, a.sendbuf, a.send_kind, static_cast<std::size_t>(n) * a.bytes, out);
   }
   Status local() {
     if (a.in_place) return Status::ok();

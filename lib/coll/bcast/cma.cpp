@@ -13,7 +13,7 @@ struct BcastCma {
   bool root;
   Status source(const void** out) {
     if (!root) return (*out = nullptr), Status::ok();
-    return cma_source(ctx, a.recvbuf, a.recv_kind, a.bytes, false, out);
+    return cma_source(ctx, a.recvbuf, a.recv_kind, a.bytes, out);
   }
   Status local() { return Status::ok(); }
   bool reads(int q) const { return !root && q == a.root; }

@@ -14,7 +14,7 @@ struct GatherCma {
   bool root;
   Status source(const void** out) {
     if (root) return (*out = nullptr), Status::ok();
-    return cma_source(ctx, a.sendbuf, a.send_kind, a.bytes, false, out);
+    return cma_source(ctx, a.sendbuf, a.send_kind, a.bytes, out);
   }
   Status local() {
     if (!root || a.in_place) return Status::ok();

@@ -14,7 +14,7 @@ struct ScatterCma {
   bool root;
   Status source(const void** out) {
     if (!root) return (*out = nullptr), Status::ok();
-    return cma_source(ctx, a.sendbuf, a.send_kind, static_cast<std::size_t>(n) * a.bytes, false, out);
+    return cma_source(ctx, a.sendbuf, a.send_kind, static_cast<std::size_t>(n) * a.bytes, out);
   }
   Status local() {
     if (!root || a.in_place) return Status::ok();

@@ -6,7 +6,7 @@
 # Run from the repository root, nothing else running:
 #   bash docs/benchmarks/raw/2026-11-27-onenode-table/run.sh > docs/benchmarks/raw/2026-11-27-onenode-table/out.txt
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_op=^avx
-for rep in 1 2; do
+for rep in ${REPS:-1 2}; do
   for np in 2 4; do
     for c in allreduce bcast reduce allgather reduce_scatter alltoall gather scatter barrier; do
       echo "## rep $rep np $np $c $(date -u +%H:%M:%S)"
