@@ -75,7 +75,7 @@ Sched cma_call(Context& ctx, const CollArgs& a, Spec spec) {
   DUCT_CO_TRY(spec.source(&src));
   SHM_CLAIM(s, k, me, n);
   const auto addr = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(src));
-  std::memcpy(s.slot(me, p), &addr, sizeof addr);
+  std::memcpy(s.slot(me, p, sizeof addr), &addr, sizeof addr);
   shm_publish(s, k, tag, p, me);
   // From here a failure still finishes k and waits for this rank's readers:
   // a rank whose readers wait for it, or that returned while they read its
@@ -87,7 +87,7 @@ Sched cma_call(Context& ctx, const CollArgs& a, Spec spec) {
     st = co_await shm_wait_rank(s, k, tag, p, q);
     if (!st) break;
     std::uint64_t at = 0;
-    std::memcpy(&at, s.slot(q, p), sizeof at);
+    std::memcpy(&at, s.slot(q, p, sizeof at), sizeof at);
     st = spec.read(q, at);
   }
   s.finish(me, k);

@@ -234,9 +234,11 @@ std::uint32_t shm_tag(const CollArgs& a) noexcept;
 class WaitShm final : public Waitable {
  public:
   // all: every rank but `rank` published sequence k in slot idx (and the
-  // area then knows every rank saw k-1 through); else rank `rank` did.
-  WaitShm(ShmArea& s, std::uint64_t k, std::uint32_t tag, int idx, int rank, bool all)
-      : s_(&s), k_(k), tag_(tag), idx_(idx), rank_(rank), all_(all) {}
+  // area then knows every rank is done with k - lag: 1 where ranks publish
+  // k after they finished k - 1, kLead + 1 in led rounds, coll/shm_rounds.hpp);
+  // else rank `rank` did.
+  WaitShm(ShmArea& s, std::uint64_t k, std::uint32_t tag, int idx, int rank, bool all, std::uint64_t lag = 1)
+      : s_(&s), k_(k), lag_(lag), tag_(tag), idx_(idx), rank_(rank), all_(all) {}
   void poll(bool* ready) override;
   std::string describe() const override;
 
@@ -247,7 +249,7 @@ class WaitShm final : public Waitable {
   // the mismatch error (true).
   bool arrived(int q);
   ShmArea* s_;
-  std::uint64_t k_;
+  std::uint64_t k_, lag_;
   std::uint32_t tag_;
   int idx_, rank_;
   bool all_;
@@ -255,6 +257,11 @@ class WaitShm final : public Waitable {
 };
 WaitAwaiter<WaitShm> shm_wait_rank(ShmArea& s, std::uint64_t k, std::uint32_t tag, int idx, int q);
 WaitAwaiter<WaitShm> shm_exchange(ShmArea& s, std::uint64_t k, std::uint32_t tag, int idx, int me);
+// Every rank but `me` has published k in slot idx (or a later sequence
+// number, or another call's word of k, which the wait then reports): a look
+// that does not wait. shm_wait_all waits for it (WaitShm's lag).
+bool shm_all_published(ShmArea& s, std::uint64_t k, int idx, int me);
+WaitAwaiter<WaitShm> shm_wait_all(ShmArea& s, std::uint64_t k, std::uint32_t tag, int idx, int me, std::uint64_t lag);
 // Until rank q has finished sequence k (ShmArea::finish): a rank whose
 // memory others read in call k (coll/cma.hpp) waits for its readers so.
 Sched shm_wait_done(ShmArea& s, int q, std::uint64_t k);
@@ -268,10 +275,10 @@ Sched shm_reduce(Context& ctx, const CollArgs& a, bool everyone);
 // `everyone`: allgather) waits for all slots and copies them out.
 Sched shm_gather(Context& ctx, const CollArgs& a, bool everyone);
 // After shm_exchange: reduce the first `count` elements of the n slots `idx`
-// in rank order into `dst` (staged through host scratch when it is device
+// (holding `used` bytes in this call: ShmArea::slot) in rank order into `dst` (staged through host scratch when it is device
 // memory); with `ranks`, the slots of those ranks in that order instead
 // (one rank: a copy).
-Status shm_reduce_slots(Context& ctx, ShmArea& s, int idx, const DType& dt, RedOp op, std::size_t count, void* dst,
-                        MemKind dst_kind, std::span<const int> ranks = {});
+Status shm_reduce_slots(Context& ctx, ShmArea& s, int idx, std::size_t used, const DType& dt, RedOp op, std::size_t count,
+                        void* dst, MemKind dst_kind, std::span<const int> ranks = {});
 
 }  // namespace duct::coll

@@ -191,8 +191,9 @@ std::uint64_t* ShmArea::ready(int r, int idx) const {
                                           static_cast<std::size_t>(idx) * kSlotStride);
 }
 
-void* ShmArea::slot(int r, int idx) const {
-  return base_[static_cast<std::size_t>(r)] + kDoneLine + static_cast<std::size_t>(idx) * kSlotStride + 8;
+static_assert(kSlotStride >= kLine + ShmArea::kSlotBytes, "a slot holds kSlotBytes from its second line");
+void* ShmArea::slot(int r, int idx, std::size_t used) const {
+  return base_[static_cast<std::size_t>(r)] + kDoneLine + static_cast<std::size_t>(idx) * kSlotStride + data_at(used);
 }
 
 std::uint64_t* ShmArea::done(int r) const {
@@ -357,7 +358,7 @@ void WaitShm::poll(bool* ready) {
       ++next_;
     }
     if (next_ == s_->size()) {
-      s_->saw_all(k_);  // every rank published k, so every rank had returned from k-1
+      if (k_ > lag_) s_->every_rank_done(k_ - lag_);  // every rank published k, so every rank had finished k - lag
       return void(*ready = true);
     }
   }
@@ -376,16 +377,26 @@ WaitAwaiter<WaitShm> shm_wait_rank(ShmArea& s, std::uint64_t k, std::uint32_t ta
   return WaitAwaiter<WaitShm>{WaitShm(s, k, tag, idx, q, false)};
 }
 
+bool shm_all_published(ShmArea& s, std::uint64_t k, int idx, int me) {
+  for (int q = 0; q < s.size(); ++q)
+    if (q != me && ShmArea::seq_of(word_load(s.ready(q, idx))) < k) return false;
+  return true;
+}
+
+WaitAwaiter<WaitShm> shm_wait_all(ShmArea& s, std::uint64_t k, std::uint32_t tag, int idx, int me, std::uint64_t lag) {
+  return WaitAwaiter<WaitShm>{WaitShm(s, k, tag, idx, me, true, lag)};
+}
+
 WaitAwaiter<WaitShm> shm_exchange(ShmArea& s, std::uint64_t k, std::uint32_t tag, int idx, int me) {
   shm_publish(s, k, tag, idx, me);
   return WaitAwaiter<WaitShm>{WaitShm(s, k, tag, idx, me, true)};
 }
 
-Status shm_reduce_slots(Context& ctx, ShmArea& s, int idx, const DType& dt, RedOp op, std::size_t count, void* dst,
-                        MemKind dst_kind, std::span<const int> ranks) {
+Status shm_reduce_slots(Context& ctx, ShmArea& s, int idx, std::size_t used, const DType& dt, RedOp op, std::size_t count,
+                        void* dst, MemKind dst_kind, std::span<const int> ranks) {
   const std::size_t bytes = count * elem_size(dt.elem);
   const int m = ranks.empty() ? s.size() : static_cast<int>(ranks.size());
-  auto slot = [&](int i) { return s.slot(ranks.empty() ? i : ranks[static_cast<std::size_t>(i)], idx); };
+  auto slot = [&](int i) { return s.slot(ranks.empty() ? i : ranks[static_cast<std::size_t>(i)], idx, used); };
   if (m == 1) return copy_local(dst, dst_kind, slot(0), MemKind::host, bytes);
   void* acc = dst;
   if (dst_kind == MemKind::device) DUCT_TRY(ctx.scratch(MemKind::host, bytes, 1, &acc));

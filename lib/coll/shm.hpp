@@ -5,7 +5,8 @@
 // (ShmArea::create): kSlots slots, used in turn by the
 // collective's sequence number k (slot k % kSlots). A slot starts on a cache line with its
 // "ready" sequence number, and the data follows right after it, so a vector
-// of up to 56 bytes travels with its flag in one cache line. Ranks write
+// of up to 56 bytes travels with its flag in one cache line (a call of
+// more than 4 KiB per slot: from the next line, aligned; slot()). Ranks write
 // their slot, publish the sequence number with a release store, and read the
 // others' slots after an acquire load.
 //
@@ -87,9 +88,21 @@ class ShmArea {
   ~ShmArea();
 
   // Rank r's ready word (word(k, tag); access it through std::atomic_ref)
-  // and data of slot `idx` (slot_of(k)).
+  // and data of slot `idx` (slot_of(k)) in a call that puts at most `used`
+  // bytes in a slot (a number equal on every rank of the call). Where the
+  // data starts depends on it (data_at): on the ready word's line, 8 bytes
+  // past it, when `used` is at most kAlignedFrom, so that a small vector
+  // travels with its flag in one line; else on the next line, 64-byte
+  // aligned as the callers' buffers usually are. glibc copies blocks of
+  // kilobytes with `rep movsb`, which is slow when source and destination
+  // are not equally aligned: a 64 KiB memcpy in cache took 0.78 us to an
+  // address 8 bytes past a line against 0.61 us to a line's start on the
+  // build VM (2026-11-28), and the 2-rank shm allgather of 4 MiB went from
+  // 250 to 210 us (docs/benchmarks/2026-11-28-led-shm.md).
+  static constexpr std::size_t kAlignedFrom = 4096;
+  static constexpr std::size_t data_at(std::size_t used) noexcept { return used > kAlignedFrom ? 64 : 8; }
   std::uint64_t* ready(int r, int idx) const;
-  void* slot(int r, int idx) const;
+  void* slot(int r, int idx, std::size_t used) const;
   // Rank r's done sequence number (std::atomic_ref).
   std::uint64_t* done(int r) const;
   // The device engine's part of rank r's region (coll/engine.hpp): its
@@ -134,11 +147,11 @@ class ShmArea {
   // filling the next slot).
   // `from`: the rank this call read from (-1: every rank).
   static constexpr std::size_t kPrefetchLines = 6;
-  void prefetch_next(int from, int me, std::uint64_t k, std::size_t lo, std::size_t hi) const {
+  // `used`: as for slot().
+  void prefetch_next(int from, int me, std::uint64_t k, std::size_t used, std::size_t lo, std::size_t hi) const {
     const int p = slot_of(k + 1);
-    // Data starts 8 bytes past the ready word, on its line.
-    const std::size_t first = (8 + lo) / 64;
-    std::size_t end = std::max(first + 1, (8 + hi + 63) / 64);
+    const std::size_t first = (data_at(used) + lo) / 64;
+    std::size_t end = std::max(first + 1, (data_at(used) + hi + 63) / 64);
     if (end - first > kPrefetchLines) end = first + 1;
     auto lines_of = [&](int q) {
       const char* line = reinterpret_cast<const char*>(ready(q, p));
@@ -149,8 +162,6 @@ class ShmArea {
     for (int q = 0; q < size_; ++q)
       if (q != me) lines_of(q);
   }
-  // This rank saw every rank publish sequence k: all had returned from k-1.
-  void saw_all(std::uint64_t k) noexcept { every_rank_done(k - 1); }
   // Every rank is done with sequence k: slots up to k + kSlots are free.
   void every_rank_done(std::uint64_t k) noexcept {
     if (k + kSlots > writable_) writable_ = k + kSlots;
@@ -168,6 +179,12 @@ class ShmArea {
   // The next sequence number of a shared-memory collective (starts at 1; equal
   // on every rank because collectives on a communicator are ordered).
   std::uint64_t next_seq() noexcept { return ++seq_; }
+  // `count` consecutive sequence numbers for one call's rounds: the first.
+  std::uint64_t next_seqs(std::size_t count) noexcept {
+    const std::uint64_t k = seq_ + 1;
+    seq_ += count;
+    return k;
+  }
 
  private:
   ShmArea() = default;

@@ -151,56 +151,43 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // ranks, nor above 4 KiB: the range ends at the next power of two above
 // the largest size won, as duct-tune writes its rules; the flat reduce
 // keeps the rest, and duct-tune measures where it is run.
-// At 2 ranks on one node the bcast from 64 KiB to 8 MiB is the binomial
-// tree where cma (below) cannot serve (one
-// message, which the cma channel moves with one process_vm_readv) rather
-// than shm's two copies through the slots, and the allgather leaves shm
-// for the ring (one exchange) at 128 KiB: 2026-11-27, duct-bench -A, -R 5,
-// two runs each, host buffers, us (docs/benchmarks/2026-11-27-medium-one-
-// node.md): bcast 64 KiB binomial 7.0 against shm 7.6, 128 KiB 11.4
-// against 14.4-14.8, 256 KiB 22.7-23.2 against 27.1-28.7, 1 MiB 80.5-80.7
-// against 103-106 (32 KiB: shm 3.8 against 4.8); allgather 128 KiB ring
-// 9.5-10.2 against 10.3-10.7, 256 KiB 16.2-16.8 against 19.5-19.7 (64 KiB:
-// shm 5.9-6.0 against 6.5).
-// The 2-rank scatter leaves shm at 256 KiB in all for the linear form where
-// cma (below) cannot serve (one
-// message of the other rank's block, one process_vm_readv): there shm's
-// block no longer fits a slot and goes in pieces. 2026-11-27, duct-bench
-// -R 3, host buffers, four runs alternating, us, linear / shm (Open MPI):
-// 256 KiB 11.5-13.7 / 17.5-18.5 (13.4-15.6), 512 KiB 20.6 / 20.3-22.7
-// (24.4-28.4); at 128 KiB it varied with the run, shm 4.0-8.9 against
-// linear 7.1-8.6 (docs/benchmarks/2026-11-27-onenode-table.md).
 // The single-copy forms on one node (cma, coll/cma.hpp; 2026-11-28,
 // docs/benchmarks/2026-11-28-cma-onenode.md: duct-bench -A, -R 3, host
-// buffers, 2 and 4 ranks on the build VM's 2 cores, two or three runs in
-// turn; Open MPI's time / duct's). They take over from the message forms,
-// which pay a UCX header and FIN around their one process_vm_readv:
-// the 2-rank allgather from 128 KiB in all (ring 0.75-0.79 / cma 1.10 at
-// 128 KiB, 512 KiB 0.85-0.87 / 1.04-1.06), the 2-rank bcast from 64 KiB
-// (binomial 0.68-0.75 / 1.10), the alltoall from 256 KiB (2 ranks:
-// pairwise 0.81-0.82, shm 0.73-0.82 / cma 1.07-1.08; 4 ranks: pairwise
-// 0.79-0.86, shm 0.86-0.87 / cma 1.16-1.45), the scatter from 256 KiB at 2
-// ranks (linear 0.84-0.87 / 1.21-1.23) and from 512 KiB above (linear
-// 0.94-0.97 / 0.99-1.21). From 16 MiB they and the message forms are even
-// (2 ranks, allgather 16 MiB 0.90-1.04 / ring 0.86-1.05). shm keeps more
-// than the rules gave it before: the gather at every size (16-64 MiB on 2
-// and 4 ranks, 1.71-2.07 against linear's 0.79-1.01 and cma's 0.66-1.05:
-// the writer's copy in and the root's copy out run on two cores through
-// slots that stay in cache, where a single reader copies from memory
-// alone), and from 3 ranks the bcast (4 ranks, 16-64 MiB: 2.09-3.62
-// against cma's 1.18-1.53; scatter_allgather 0.84-1.29 on 2026-11-27) and
-// the allgather (4 ranks, 1-16 MiB: 1.36-1.85 against cma's 0.96-1.81 and
-// the ring's 0.75-1.44). The 2-rank bcast through shm was 1.8-2.7x Open
-// MPI in these runs but 0.8x of the binomial tree's time on 2026-11-27,
-// while the VM's cores sat far apart (2026-11-27-medium-one-node.md); cma
-// was 1.0-1.1x in every run, so it takes the 2-rank bcast up to 8 MiB, and
-// duct-tune can give shm to a machine whose cores share a cache. From 8
-// MiB shm has the 2-rank bcast too: its root runs up to 8 slots ahead of
-// the reader, and the pipelined copies beat one process_vm_readv, which
-// pins every page (two runs, us, shm / cma / Open MPI with its single copy
-// off, its better setting there: 4 MiB 199-223 / 201-256 / 218-220, 16 MiB
-// 904-952 / 1339-1813 / 918-967, 64 MiB 4286-4796 / 7834-9560 /
-// 4757-5001).
+// buffers, 2 and 4 ranks on the build VM's 2 cores; Open MPI's time /
+// duct's) took over from the message forms, which pay a UCX header and
+// FIN around their one process_vm_readv: the 2-rank allgather from 128 KiB
+// (ring 0.75-0.79 / cma 1.10 at 128 KiB, 512 KiB 0.85-0.87 / 1.04-1.06)
+// and the alltoall from 256 KiB (2 ranks: pairwise 0.81-0.82 / cma
+// 1.07-1.08; 4 ranks: pairwise 0.79-0.86 / cma 1.16-1.45), the scatter
+// from 512 KiB from 3 ranks (linear 0.94-0.97 / 0.99-1.21).
+// Then the shm rounds became led (coll/shm_rounds.hpp: every rank fills
+// slots ahead of its reads where all write and all read) and large calls'
+// slot data 64-byte aligned (ShmArea::slot), and Open MPI's better setting
+// on one node joined the comparison: its single copy off
+// (btl_vader_single_copy_mechanism none), large messages pipelined through
+// its FIFO. 2026-11-28, docs/benchmarks/2026-11-28-led-shm.md: -A forced,
+// -R 3, two repetitions, ratio against the better Open MPI setting of the
+// same repetition, 256 KiB-64 MiB:
+// - shm at every size up to 4 ranks for the allreduce (1.33-2.80 and
+//   8.9-22 at 64 MiB, where the ring was 0.73-1.66), the reduce
+//   (1.61-5.96; reduce_scatter_gather 0.64-1.69) and the reduce-scatter
+//   (shm 24-98x, ring 10-43x of Open MPI's slow one here); their 8 MiB
+//   and 128 KiB ends are gone;
+// - shm for the 2-rank bcast (1.06-1.44; cma 0.25-1.07, as Open MPI's FIFO
+//   beat cma's single copy at every size) and scatter (1.14-1.66 up to 4
+//   MiB, 0.73-1.18 at 16-64 MiB; cma 0.59-1.25);
+// - shm from 8 MiB for the 2-rank allgather (64 MiB 1.15-1.17 against
+//   cma's 0.66-0.85; 16 MiB 0.72-0.97 against 0.60-0.78) and alltoall
+//   (64 MiB 0.91-1.04 against 0.72-0.76); cma keeps 128 KiB-8 MiB (the
+//   two within 20% of each other, each ahead in one repetition);
+// - the 3-4 rank alltoall: shm below 512 KiB (256 KiB 1.40-1.44 against
+//   cma's 0.87-0.96), cma to 32 MiB, shm from there (64 MiB 0.91-0.94
+//   against 0.84-0.92); 5 ranks and more keep the earlier split.
+// gather and, from 3 ranks, bcast and allgather were shm at every size
+// already (4 ranks: 1.7-3.3x). The 2-rank bcast through shm was 0.8x of
+// the binomial tree's time on 2026-11-27 while the VM's cores sat far
+// apart (2026-11-27-medium-one-node.md); duct-tune measures the machine
+// it runs on.
 // One rank per node on 9 or more nodes, allreduce: recursive doubling below
 // 64 KiB, then Rabenseifner's reduce-scatter + allgather, where the rules
 // above took hierarchical, whose leader level is the ring (split_rail has no
@@ -327,24 +314,25 @@ constexpr const char* kDefaultRules =
     "allgather/nodes:0-16k:hierarchical;allgatherv/nodes:16k-inf:split_rail;"
     "reduce_scatter_block/nodes:0-16k:hierarchical,16k-inf:split_rail;"
     "reduce_scatter/nodes:0-16k:hierarchical,16k-inf:split_rail;alltoall/nodes:32k-inf:split_rail;"
-    "allreduce:0-inf:engine;allreduce/n=1-4:0-8m:shm;"
+    "allreduce:0-inf:engine;allreduce/n=1-4:0-inf:shm;"
     "allreduce:0-16k:shm,0-16k:recursive_doubling,16k-inf:ring;"
-    "bcast:0-inf:engine;bcast/n=2-2:64k-8m:cma,64k-8m:binomial;bcast:0-inf:shm;bcast/n=1-2:0-inf:binomial;"
+    "bcast:0-inf:engine,0-inf:shm;bcast/n=1-2:0-inf:binomial;"
     "bcast:0-64k:binomial,64k-inf:scatter_allgather;"
-    "reduce:0-inf:engine;reduce/n=1-4:0-8m:shm;reduce/n=16-inf:0-8k:shm_tree;reduce:0-16k:shm;"
+    "reduce:0-inf:engine;reduce/n=1-4:0-inf:shm;reduce/n=16-inf:0-8k:shm_tree;reduce:0-16k:shm;"
     "reduce:0-64k:binomial,64k-inf:reduce_scatter_gather;"
-    "allgather:0-inf:engine;allgather/n=1-2:0-128k:shm,128k-inf:cma,128k-inf:ring;"
+    "allgather:0-inf:engine;allgather/n=1-2:0-128k:shm,128k-8m:cma,128k-8m:ring,8m-inf:shm;"
     "allgather:0-inf:shm,0-64k:bruck,64k-inf:ring;"
     "allgatherv:0-inf:engine,0-64k:bruck,64k-inf:ring;"
-    "reduce_scatter_block:0-inf:engine,0-128k:shm,0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
-    "reduce_scatter:0-inf:engine,0-128k:shm,0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
-    "alltoall:0-inf:engine,0-256k:shm,256k-inf:cma,0-4k:bruck,4k-inf:pairwise;"
+    "reduce_scatter_block:0-inf:engine;reduce_scatter_block/n=1-4:0-inf:shm;reduce_scatter_block:0-128k:shm,0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
+    "reduce_scatter:0-inf:engine;reduce_scatter/n=1-4:0-inf:shm;reduce_scatter:0-128k:shm,0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
+    "alltoall:0-inf:engine;alltoall/n=1-2:0-256k:shm,256k-8m:cma,8m-inf:shm;alltoall/n=3-4:0-512k:shm,512k-32m:cma,32m-inf:shm;"
+    "alltoall:0-256k:shm,256k-inf:cma,0-4k:bruck,4k-inf:pairwise;"
     "alltoallv:0-inf:pairwise;"
     "gather:0-inf:engine,0-inf:shm;gather/n=1-2:0-inf:linear;gather/nodes/n=1-4:0-2k:binomial,2k-inf:linear;"
     "gather/nodes/n=5-8:4k-inf:linear;gather/nodes/n=9-16:8k-inf:linear;"
     "gather:0-64k:binomial,64k-inf:linear;"
     "gatherv:0-inf:linear;"
-    "scatter:0-inf:engine;scatter/n=1-2:0-256k:shm,256k-inf:cma,0-inf:linear;scatter:0-512k:shm,512k-inf:cma;scatter/nodes/n=1-4:4k-inf:linear;"
+    "scatter:0-inf:engine;scatter/n=1-2:0-inf:shm,0-inf:linear;scatter:0-512k:shm,512k-inf:cma;scatter/nodes/n=1-4:4k-inf:linear;"
     "scatter/nodes/n=5-8:6k-inf:linear;scatter/nodes/n=9-16:32k-inf:linear;"
     "scatter:0-64k:binomial,64k-inf:linear;"
     "scatterv:0-inf:linear;"

@@ -6,7 +6,10 @@
 // early, or a stale slot read as new, shows up here as a wrong element.
 // The tiny form keeps every call at 4, 8 or 12 bytes, so that each rooted
 // kind meets every other in every order at the sizes where ranks run
-// furthest apart (the writer of an 8-byte call returns soonest).
+// furthest apart (the writer of an 8-byte call returns soonest). The rounds
+// form takes up to 160 KB per rank, so that calls run in several rounds,
+// the led ones (every rank filling slots ahead of its reads:
+// coll/shm_rounds.hpp) among them, and adds an alltoall.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -29,9 +32,12 @@ std::vector<std::int32_t> input(int rank, int it, int count) {
 
 // One call of iteration `it`: through duct (`duct`) or the MPI library.
 // Returns its result on this rank (empty where the call gives none).
-std::vector<std::int32_t> call(bool duct, MPI_Comm comm, int me, int n, int it, bool tiny) {
-  // 4 B to 1.2 KiB per rank; tiny: 4, 8 and 12 B
-  const int count = tiny ? (it % 5 == 4 ? 3 : 1 + it % 2) : 1 + (it * 7) % 300;
+enum class Sizes { small, tiny, rounds };
+std::vector<std::int32_t> call(bool duct, MPI_Comm comm, int me, int n, int it, Sizes sizes) {
+  // small: 4 B to 1.2 KiB per rank; tiny: 4, 8 and 12 B; rounds: 4 B to 160 KB
+  const int count = sizes == Sizes::tiny     ? (it % 5 == 4 ? 3 : 1 + it % 2)
+                    : sizes == Sizes::rounds ? 1 + (it * 7919) % 40000
+                                             : 1 + (it * 7) % 300;
   const int root = (it / 7) % n;
   const std::size_t c = static_cast<std::size_t>(count), nc = c * static_cast<std::size_t>(n);
   std::vector<std::int32_t> in = input(me, it, count);
@@ -74,9 +80,19 @@ std::vector<std::int32_t> call(bool duct, MPI_Comm comm, int me, int n, int it, 
                 : MPI_Allgather(in.data(), count, MPI_INT32_T, out.data(), count, MPI_INT32_T, comm);
       break;
     default:
-      // Every 7th a barrier, every 14th nothing: two rooted calls then meet
-      // with no synchronizing call between them.
-      if (it % 14 == 6) rc = duct ? DUCT_Barrier(comm) : MPI_Barrier(comm);
+      // Every 7th a barrier, every 14th nothing (rounds: an alltoall): two
+      // rooted calls then meet with no synchronizing call between them.
+      if (it % 14 == 6) {
+        rc = duct ? DUCT_Barrier(comm) : MPI_Barrier(comm);
+      } else if (sizes == Sizes::rounds) {
+        for (int r = 0; r < n; ++r) {
+          std::vector<std::int32_t> x = input(me * n + r, it, count);
+          all.insert(all.end(), x.begin(), x.end());
+        }
+        out.assign(nc, -1);
+        rc = duct ? DUCT_Alltoall(all.data(), count, MPI_INT32_T, out.data(), count, MPI_INT32_T, comm)
+                  : MPI_Alltoall(all.data(), count, MPI_INT32_T, out.data(), count, MPI_INT32_T, comm);
+      }
       break;
   }
   REQUIRE(rc == MPI_SUCCESS);
@@ -86,7 +102,7 @@ std::vector<std::int32_t> call(bool duct, MPI_Comm comm, int me, int n, int it, 
 // Batches of duct calls back to back (no MPI call between them, so ranks
 // drift apart as far as duct lets them), then the same calls through the
 // MPI library, element by element.
-void stress(MPI_Comm comm, int iterations, bool tiny) {
+void stress(MPI_Comm comm, int iterations, Sizes sizes) {
   int me = 0, n = 1;
   MPI_Comm_rank(comm, &me);
   MPI_Comm_size(comm, &n);
@@ -95,9 +111,9 @@ void stress(MPI_Comm comm, int iterations, bool tiny) {
   long long wrong = 0;
   for (int it0 = 0; it0 < iterations && wrong == 0; it0 += kBatch) {
     std::vector<std::vector<std::int32_t>> got;
-    for (int it = it0; it < it0 + kBatch; ++it) got.push_back(call(true, comm, me, n, it, tiny));
+    for (int it = it0; it < it0 + kBatch; ++it) got.push_back(call(true, comm, me, n, it, sizes));
     for (int it = it0; it < it0 + kBatch; ++it) {
-      std::vector<std::int32_t> want = call(false, comm, me, n, it, tiny);
+      std::vector<std::int32_t> want = call(false, comm, me, n, it, sizes);
       const std::vector<std::int32_t>& g = got[static_cast<std::size_t>(it - it0)];
       long long w = 0;
       for (std::size_t i = 0; i < want.size(); ++i) w += g[i] != want[i];
@@ -116,12 +132,12 @@ void stress(MPI_Comm comm, int iterations, bool tiny) {
 
 TEST_CASE("back-to-back small collectives with changing roots match the MPI library", "[shm][stress]") {
   if (suite_kind() != MemKind::host) return;  // host inputs; tests/gpu covers device buffers
-  SECTION("MPI_COMM_WORLD") { stress(MPI_COMM_WORLD, 3000, false); }
-  SECTION("MPI_COMM_WORLD, 4 to 12 bytes") { stress(MPI_COMM_WORLD, 3000, true); }
+  SECTION("MPI_COMM_WORLD") { stress(MPI_COMM_WORLD, 3000, Sizes::small); }
+  SECTION("MPI_COMM_WORLD, 4 to 12 bytes") { stress(MPI_COMM_WORLD, 3000, Sizes::tiny); }
   SECTION("MPI_COMM_WORLD, the reduces through the shm tree") {
     REQUIRE(DUCT_Tune("reduce:0-inf:shm_tree") == MPI_SUCCESS);
-    stress(MPI_COMM_WORLD, 1500, false);
-    stress(MPI_COMM_WORLD, 1500, true);
+    stress(MPI_COMM_WORLD, 1500, Sizes::small);
+    stress(MPI_COMM_WORLD, 1500, Sizes::tiny);
     REQUIRE(DUCT_Tune("") == MPI_SUCCESS);
   }
   SECTION("MPI_COMM_WORLD, the single-copy (cma) forms interleaved with shm") {
@@ -130,16 +146,25 @@ TEST_CASE("back-to-back small collectives with changing roots match the MPI libr
     // shows up as a wrong element of the next calls.
     REQUIRE(DUCT_Tune("bcast:0-400:shm,400-inf:cma;gather:0-1k:shm,1k-inf:cma;scatter:0-1k:shm,1k-inf:cma;"
                       "allgather:0-1k:shm,1k-inf:cma") == MPI_SUCCESS);
-    stress(MPI_COMM_WORLD, 1500, false);
+    stress(MPI_COMM_WORLD, 1500, Sizes::small);
     REQUIRE(DUCT_Tune("bcast:0-inf:cma;gather:0-inf:cma;scatter:0-inf:cma;allgather:0-inf:cma") == MPI_SUCCESS);
-    stress(MPI_COMM_WORLD, 1500, true);
+    stress(MPI_COMM_WORLD, 1500, Sizes::tiny);
+    REQUIRE(DUCT_Tune("") == MPI_SUCCESS);
+  }
+  SECTION("MPI_COMM_WORLD, calls of several rounds through shm") {
+    // Up to 160 KB per rank: most calls take several rounds, and those
+    // whose every rank writes and reads (allreduce, allgather, alltoall,
+    // the root of reduce and gather) fill slots ahead of their reads.
+    REQUIRE(DUCT_Tune("allreduce:0-inf:shm;bcast:0-inf:shm;reduce:0-inf:shm;gather:0-inf:shm;scatter:0-inf:shm;"
+                      "allgather:0-inf:shm;alltoall:0-inf:shm") == MPI_SUCCESS);
+    stress(MPI_COMM_WORLD, 448, Sizes::rounds);
     REQUIRE(DUCT_Tune("") == MPI_SUCCESS);
   }
   SECTION("a split communicator") {
     MPI_Comm half;
     MPI_Comm_split(MPI_COMM_WORLD, rank() % 2, size() - rank(), &half);
-    stress(half, 1500, false);
-    stress(half, 1500, true);
+    stress(half, 1500, Sizes::small);
+    stress(half, 1500, Sizes::tiny);
     MPI_Comm_free(&half);
   }
 }

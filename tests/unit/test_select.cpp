@@ -258,21 +258,33 @@ TEST_CASE("one node: the single-copy (cma) forms where the area allows cross-mem
     q.cma = cma;
     return q;
   };
-  // 2 ranks: from 128 KiB in all (allgather), 64 KiB (bcast), 256 KiB (alltoall, scatter).
+  // 2 ranks: cma for the allgather from 128 KiB in all and the alltoall
+  // from 256 KiB, each up to 8 MiB, where the led shm rounds take over; the
+  // bcast and scatter in shared memory at every size.
   CHECK(name(t.choose(with(Coll::allgather, 64 << 10, 2, true))) == "shm");
   CHECK(name(t.choose(with(Coll::allgather, 128 << 10, 2, true))) == "cma");
-  CHECK(name(t.choose(with(Coll::bcast, 64 << 10, 2, true))) == "cma");
-  CHECK(name(t.choose(with(Coll::bcast, 8 << 20, 2, true))) == "shm");  // pipelined through the slots from 8 MiB
+  CHECK(name(t.choose(with(Coll::allgather, 8 << 20, 2, true))) == "shm");
+  CHECK(name(t.choose(with(Coll::bcast, 64 << 10, 2, true))) == "shm");
   CHECK(name(t.choose(with(Coll::bcast, 8 << 20, 2, false))) == "shm");
   CHECK(name(t.choose(with(Coll::alltoall, 128 << 10, 2, true))) == "shm");
   CHECK(name(t.choose(with(Coll::alltoall, 256 << 10, 2, true))) == "cma");
-  CHECK(name(t.choose(with(Coll::scatter, 256 << 10, 2, true))) == "cma");
-  // More ranks: scatter from 512 KiB; allgather, bcast and gather stay in
-  // shared memory at every size (its copies in and out, pipelined through
-  // slots in cache, beat one reader's copy out of memory there).
+  CHECK(name(t.choose(with(Coll::alltoall, 8 << 20, 2, true))) == "shm");
+  CHECK(name(t.choose(with(Coll::scatter, 256 << 10, 2, true))) == "shm");
+  // The reductions in shared memory at every size up to 4 ranks.
+  CHECK(name(t.choose(with(Coll::allreduce, 64 << 20, 4, true))) == "shm");
+  CHECK(name(t.choose(with(Coll::reduce, 64 << 20, 2, true))) == "shm");
+  CHECK(name(t.choose(with(Coll::reduce_scatter, 64 << 20, 3, true))) == "shm");
+  CHECK(name(t.choose(with(Coll::allreduce, 64 << 20, 5, true))) == "ring");
+  // More ranks: scatter from 512 KiB; alltoall (3-4 ranks) 512 KiB-32 MiB;
+  // allgather, bcast and gather stay in shared memory at every size (its
+  // copies in and out, pipelined through slots in cache, beat one reader's
+  // copy out of memory there).
   CHECK(name(t.choose(with(Coll::scatter, 256 << 10, 4, true))) == "shm");
   CHECK(name(t.choose(with(Coll::scatter, 512 << 10, 4, true))) == "cma");
-  CHECK(name(t.choose(with(Coll::alltoall, 256 << 10, 4, true))) == "cma");
+  CHECK(name(t.choose(with(Coll::alltoall, 256 << 10, 4, true))) == "shm");
+  CHECK(name(t.choose(with(Coll::alltoall, 512 << 10, 4, true))) == "cma");
+  CHECK(name(t.choose(with(Coll::alltoall, 32 << 20, 3, true))) == "shm");
+  CHECK(name(t.choose(with(Coll::alltoall, 256 << 10, 5, true))) == "cma");
   CHECK(name(t.choose(with(Coll::allgather, 64 << 20, 4, true))) == "shm");
   CHECK(name(t.choose(with(Coll::bcast, 64 << 20, 4, true))) == "shm");
   CHECK(name(t.choose(with(Coll::gather, 64 << 20, 2, true))) == "shm");
@@ -280,10 +292,9 @@ TEST_CASE("one node: the single-copy (cma) forms where the area allows cross-mem
   // Without cross-memory attach the message forms as before.
   std::string why;
   CHECK(name(t.choose(with(Coll::allgather, 128 << 10, 2, false))) == "ring");
-  CHECK(name(t.choose(with(Coll::bcast, 64 << 10, 2, false))) == "binomial");
   CHECK(name(t.choose(with(Coll::alltoall, 256 << 10, 2, false), &why)) == "pairwise");
   CHECK(why.find("cross-memory attach") != std::string::npos);
-  CHECK(name(t.choose(with(Coll::scatter, 256 << 10, 2, false))) == "linear");
+  CHECK(name(t.choose(with(Coll::scatter, 1 << 20, 4, false))) == "linear");
   // Across nodes never.
   Query nodes = with(Coll::alltoall, 1 << 20, 4, true);
   nodes.num_nodes = 2;

@@ -24,8 +24,9 @@ struct AlltoallSpec {
         a_(&a),
         s_(ctx.shm.get()) {
     rounds = rounds_of(a.bytes, piece_);
+    used = std::min(piece_, a.bytes) * n_;
   }
-  std::size_t rounds;
+  std::size_t rounds, used = 0;
   bool writes;
   int wait;
   Status begin() { return Status::ok(); }
@@ -40,7 +41,7 @@ struct AlltoallSpec {
   Status read(std::size_t r, int p) {
     for (std::size_t q = 0; q < n_; ++q)
       DUCT_TRY(copy_local(at(a_->recvbuf, q * a_->bytes + off(r)), a_->recv_kind,
-                          at(s_->slot(static_cast<int>(q), p), me_ * len(r)), MemKind::host, len(r)));
+                          at(s_->slot(static_cast<int>(q), p, used), me_ * len(r)), MemKind::host, len(r)));
     return Status::ok();
   }
   Status end() { return Status::ok(); }

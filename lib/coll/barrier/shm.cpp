@@ -9,7 +9,7 @@ namespace {
 // Only the ready flag of the slot is written (no data, no claim): the flag
 // may be overwritten at any time, as readers compare it with ">=".
 struct BarrierSpec {
-  std::size_t rounds = 1;
+  std::size_t rounds = 1, used = 0;
   bool writes = false;
   int wait = kShmAll;
   Status begin() { return Status::ok(); }

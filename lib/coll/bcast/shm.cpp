@@ -19,17 +19,18 @@ namespace {
 struct BcastSpec {
   BcastSpec(Context& ctx, const CollArgs& a)
       : rounds((a.bytes + ShmArea::kSlotBytes - 1) / ShmArea::kSlotBytes),
+        used(std::min(a.bytes, ShmArea::kSlotBytes)),
         writes(ctx.rank() == a.root),
         wait(writes ? kShmNone : a.root),  // the root writes and goes
         a_(&a),
         s_(ctx.shm.get()) {}
-  std::size_t rounds;
+  std::size_t rounds, used;
   bool writes;
   int wait;
   Status begin() { return Status::ok(); }
   Status fill(std::size_t r, void* slot) { return copy_local(slot, MemKind::host, at(a_->recvbuf, off(r)), a_->recv_kind, len(r)); }
   Status read(std::size_t r, int p) {
-    return writes ? Status::ok() : copy_local(at(a_->recvbuf, off(r)), a_->recv_kind, s_->slot(a_->root, p), MemKind::host, len(r));
+    return writes ? Status::ok() : copy_local(at(a_->recvbuf, off(r)), a_->recv_kind, s_->slot(a_->root, p, used), MemKind::host, len(r));
   }
   Status end() { return Status::ok(); }
   Span span(std::size_t r) const { return {0, len(r)}; }

@@ -15,13 +15,14 @@ namespace {
 struct GatherSpec {
   GatherSpec(Context& ctx, const CollArgs& a, bool everyone)
       : rounds((a.bytes + ShmArea::kSlotBytes - 1) / ShmArea::kSlotBytes),
+        used(std::min(a.bytes, ShmArea::kSlotBytes)),
         writes(true),
         wait(everyone || ctx.rank() == a.root ? kShmAll : kShmNone),  // a non-root writes and goes
         n_(ctx.size()),
         own_(!everyone && ctx.rank() == a.root ? ctx.rank() : -1),
         a_(&a),
         s_(ctx.shm.get()) {}
-  std::size_t rounds;
+  std::size_t rounds, used;
   bool writes;
   int wait;
   Status begin() { return Status::ok(); }
@@ -38,7 +39,7 @@ struct GatherSpec {
     for (int q = 0; q < n_; ++q) {
       void* to = at(a_->recvbuf, static_cast<std::size_t>(q) * a_->bytes + off(r));
       if (q != own_)
-        DUCT_TRY(copy_local(to, a_->recv_kind, s_->slot(q, p), MemKind::host, len(r)));
+        DUCT_TRY(copy_local(to, a_->recv_kind, s_->slot(q, p, used), MemKind::host, len(r)));
       else if (!a_->in_place)
         DUCT_TRY(copy_local(to, a_->recv_kind, at(a_->sendbuf, off(r)), a_->send_kind, len(r)));
     }

@@ -26,8 +26,9 @@ struct ReduceSpec {
     const std::size_t bytes = a.count * esz_;
     chunk_ = chunk_of_slot(bytes, esz_);
     rounds = rounds_of(bytes, chunk_);
+    used = std::min(bytes, chunk_);
   }
-  std::size_t rounds;
+  std::size_t rounds, used = 0;
   bool writes;
   int wait;
   Status begin() { return Status::ok(); }
@@ -35,7 +36,7 @@ struct ReduceSpec {
   Status read(std::size_t r, int p) {
     if (wait == kShmNone) return Status::ok();
     const std::size_t elems = rounds == 1 ? a_->count : len(r) / esz_;
-    return shm_reduce_slots(*ctx_, *ctx_->shm, p, a_->dt, a_->op, elems, at(a_->recvbuf, r * chunk_),
+    return shm_reduce_slots(*ctx_, *ctx_->shm, p, used, a_->dt, a_->op, elems, at(a_->recvbuf, r * chunk_),
                             a_->recv_kind);
   }
   Status end() { return Status::ok(); }

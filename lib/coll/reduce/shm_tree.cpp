@@ -47,8 +47,9 @@ struct ReduceTreeSpec {
     const std::size_t bytes = a.count * esz_;
     chunk_ = chunk_of_slot(bytes, esz_);
     rounds = rounds_of(bytes, chunk_);
+    used = std::min(bytes, chunk_);
   }
-  std::size_t rounds = 0;
+  std::size_t rounds = 0, used = 0;
   bool writes;
   int wait;
   std::span<const int> children() const { return {group_ + 1, static_cast<std::size_t>(nkids_)}; }
@@ -59,13 +60,13 @@ struct ReduceTreeSpec {
     if (v_ == 0) return Status::ok();
     ShmArea& s = *ctx_->shm;
     for (int c : children())
-      DUCT_TRY(reduce_local(slot, slot, s.slot(c, p), elems(r), a_->dt, a_->op, MemKind::host, nullptr));
+      DUCT_TRY(reduce_local(slot, slot, s.slot(c, p, used), elems(r), a_->dt, a_->op, MemKind::host, nullptr));
     return Status::ok();
   }
   // The root: its slot combined with its children's, into the receive buffer.
   Status read(std::size_t r, int p) {
     if (v_ != 0) return Status::ok();
-    return shm_reduce_slots(*ctx_, *ctx_->shm, p, a_->dt, a_->op, elems(r), at(a_->recvbuf, r * chunk_), a_->recv_kind,
+    return shm_reduce_slots(*ctx_, *ctx_->shm, p, used, a_->dt, a_->op, elems(r), at(a_->recvbuf, r * chunk_), a_->recv_kind,
                             {group_, static_cast<std::size_t>(nkids_) + 1});
   }
   Status end() { return Status::ok(); }

@@ -30,8 +30,9 @@ struct ReduceScatterSpec {
     std::size_t longest = 0;
     for (std::size_t len : blocks_.len) longest = std::max(longest, len);
     rounds = (longest + piece_ - 1) / piece_;
+    used = std::min(longest, piece_) * static_cast<std::size_t>(ctx.size()) * esz_;
   }
-  std::size_t rounds;
+  std::size_t rounds, used = 0;
   bool writes;
   int wait;
   // The result goes to the start of recvbuf; in place, that is input of
@@ -60,10 +61,10 @@ struct ReduceScatterSpec {
     const std::size_t len = std::min(piece_, mine - off), at_slot = me_ * piece_ * esz_;
     ShmArea& s = *ctx_->shm;
     void* dst = at(acc_, off * esz_);
-    DUCT_TRY(reduce_local(dst, at(s.slot(0, p), at_slot), at(s.slot(1, p), at_slot), len, a_->dt, a_->op, MemKind::host,
+    DUCT_TRY(reduce_local(dst, at(s.slot(0, p, used), at_slot), at(s.slot(1, p, used), at_slot), len, a_->dt, a_->op, MemKind::host,
                           nullptr));
     for (int q = 2; q < s.size(); ++q)
-      DUCT_TRY(reduce_local(dst, dst, at(s.slot(q, p), at_slot), len, a_->dt, a_->op, MemKind::host, nullptr));
+      DUCT_TRY(reduce_local(dst, dst, at(s.slot(q, p, used), at_slot), len, a_->dt, a_->op, MemKind::host, nullptr));
     return Status::ok();
   }
   Span span(std::size_t r) const {

@@ -22,8 +22,9 @@ struct ScatterSpec {
         a_(&a),
         s_(ctx.shm.get()) {
     rounds = rounds_of(a.bytes, piece_);
+    used = std::min(piece_, a.bytes) * n_;
   }
-  std::size_t rounds;
+  std::size_t rounds, used = 0;
   bool writes;
   int wait;
   Status begin() { return Status::ok(); }
@@ -37,7 +38,7 @@ struct ScatterSpec {
   }
   Status read(std::size_t r, int p) {
     if (a_->in_place) return Status::ok();  // the root's block stays in its send buffer
-    const void* from = writes ? at(a_->sendbuf, me_ * a_->bytes + off(r)) : at(s_->slot(a_->root, p), me_ * len(r));
+    const void* from = writes ? at(a_->sendbuf, me_ * a_->bytes + off(r)) : at(s_->slot(a_->root, p, used), me_ * len(r));
     return copy_local(at(a_->recvbuf, off(r)), a_->recv_kind, from, writes ? a_->send_kind : MemKind::host, len(r));
   }
   Status end() { return Status::ok(); }
