@@ -1,16 +1,18 @@
 // duct coll: single-copy collectives on one node by cross-memory attach.
 //
 // The shm algorithms (coll/shm_rounds.hpp) copy every byte twice: into the
-// writer's slot and out of it. Where their rounds run in lock step (every
-// rank writes, then reads) that second copy is the cost from a few hundred
-// KiB, and a message through a channel pays a header and an answer
-// (channel/cuda_ipc.cpp's cma protocol: a UCX message each way around one
-// process_vm_readv). Where shm pipelines (a bcast root writing slots ahead,
-// several ranks writing to one reader) it beats one process_vm_readv, which
-// pins every page it copies: the rules say which (select/select.cpp). Here a rank publishes the address of its own
-// buffer in its shared-memory slot of the call's sequence number k, and its
-// readers copy straight out of that buffer into theirs with
-// process_vm_readv(2): one copy, by the reader, and no message. A rank
+// writer's slot and out of it, and a message through a channel pays a
+// header and an answer (channel/cuda_ipc.cpp's cma protocol: a UCX message
+// each way around one process_vm_readv). From a few hundred KiB one copy by
+// the reader can beat both; where shm's copies pipeline (a root or every
+// rank filling slots ahead of the reads) they beat one process_vm_readv,
+// which pins every page it copies. The rules say which, per collective,
+// rank count and size (select/select.cpp).
+//
+// Here a rank publishes the address of its own buffer in its shared-memory
+// slot of the call's sequence number k, and its readers copy straight out
+// of that buffer into theirs with process_vm_readv(2): one copy, by the
+// reader, and no message. A rank
 // whose memory others read returns only when each of them has published
 // that it finished k (its done word, ShmArea::finish), since the caller may
 // reuse the buffer after the call. This is the single-copy, kernel-assisted

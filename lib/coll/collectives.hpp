@@ -275,9 +275,10 @@ Sched shm_reduce(Context& ctx, const CollArgs& a, bool everyone);
 // `everyone`: allgather) waits for all slots and copies them out.
 Sched shm_gather(Context& ctx, const CollArgs& a, bool everyone);
 // After shm_exchange: reduce the first `count` elements of the n slots `idx`
-// (holding `used` bytes in this call: ShmArea::slot) in rank order into `dst` (staged through host scratch when it is device
-// memory); with `ranks`, the slots of those ranks in that order instead
-// (one rank: a copy).
+// (holding `used` bytes in this call: ShmArea::slot) in rank order into
+// `dst` (staged through host scratch when it is device memory); with
+// `ranks`, the slots of those ranks in that order instead (one rank: a
+// copy).
 Status shm_reduce_slots(Context& ctx, ShmArea& s, int idx, std::size_t used, const DType& dt, RedOp op, std::size_t count,
                         void* dst, MemKind dst_kind, std::span<const int> ranks = {});
 

@@ -99,12 +99,10 @@ concept ShmTreeSpec = requires(const Spec& s, Spec& m, std::size_t r, int p, voi
 // Rounds a led Spec fills ahead of the one it reads (at most kSlots - 1:
 // see above).
 inline constexpr std::size_t kLead = ShmArea::kSlots - 1;
+// Whether a (non-tree) Spec is led.
 template <class Spec>
 bool shm_led(const Spec& spec) {
-  if constexpr (ShmTreeSpec<Spec>)
-    return false;
-  else
-    return spec.writes && spec.wait == kShmAll && spec.rounds > 1;
+  return spec.writes && spec.wait == kShmAll && spec.rounds > 1;
 }
 
 // The fills of a led call (rounds k0, k0 + 1, ...), shared by both loops.
