@@ -95,6 +95,12 @@ constexpr Var kTable[] = {
      "simulated computation for the bytes it reads and writes (3 x the vector); 10G is about one core of the "
      "2026 build machine on float sums (duct-sim's rails platform sets 2800G, a GPU's memory); 0: not charged "
      "(SMPI's own collectives' reductions are not). The real build ignores it"},
+    {"DUCT_SIM_SHARED_SCRATCH", Kind::size, "0", nullptr, false,
+     "the simulation build (-Dsim=true) only, for timing runs: host scratch buffers of this many bytes or "
+     "more go in SMPI's shared memory (SMPI_SHARED_MALLOC: one physical block behind every rank's), so "
+     "hundreds of ranks at hundreds of MiB fit in a small machine; the ranks then overwrite each other's "
+     "scratch, so results are wrong while times hold (no schedule depends on the values); pair it with "
+     "duct-bench -c 0. 0: off. The real build ignores it"},
     {"DUCT_ENGINE_BLOCKS", Kind::integer, "0", nullptr, false,
      "the most CUDA thread blocks one device-engine kernel launches (0: its own choice, up to 4 blocks of 512 "
      "threads per SM for reductions and 8 for copies): fewer leave SMs free for the application's kernels "
@@ -232,6 +238,7 @@ Status apply(const Var& v, const char* value, Config* c) {
   if (name == "DUCT_RING_SEGMENT") return size_field(&c->ring_segment, 4096);
   if (name == "DUCT_RAIL_SEGMENT_MIN") return size_field(&c->rail_segment_min, 1024);
   if (name == "DUCT_SIM_REDUCE_BW") return size_field(&c->sim_reduce_bw, 0);
+  if (name == "DUCT_SIM_SHARED_SCRATCH") return size_field(&c->sim_shared_scratch, 0);
   if (name == "DUCT_IPC_CACHE_BYTES") return size_field(&c->ipc_cache_bytes, 0);
   if (name == "DUCT_FT_TIMEOUT") {
     double t;

@@ -63,6 +63,7 @@ struct Config {
   long engine_blocks = 0;            // DUCT_ENGINE_BLOCKS (0: the kernels' own choice)
   size_t ipc_cache_bytes = size_t{1} << 30;  // DUCT_IPC_CACHE_BYTES
   size_t sim_reduce_bw = size_t{10} << 30;    // DUCT_SIM_REDUCE_BW (bytes per simulated second; 0: not charged)
+  size_t sim_shared_scratch = 0;              // DUCT_SIM_SHARED_SCRATCH (bytes; 0: off)
 };
 
 std::span<const Var> table() noexcept;

@@ -4,7 +4,24 @@
 #include <cstdlib>
 #include <utility>
 
+#ifdef DUCT_SIM
+#include <smpi/smpi.h>
+
+#include "core/config.hpp"
+#endif
+
 namespace duct::memory {
+
+#ifdef DUCT_SIM
+namespace {
+// The simulation build's timing-only mode (DUCT_SIM_SHARED_SCRATCH, bytes):
+// host scratch of that size or more lives in SMPI's shared memory, one
+// physical block behind every rank's buffer, so 512 ranks at 256 MiB fit a
+// small machine. The ranks overwrite each other's scratch: times hold (no
+// schedule depends on the values), results do not (duct-bench -c 0).
+std::size_t shared_scratch_from() { return config::get().sim_shared_scratch; }
+}  // namespace
+#endif
 
 Buffer& Buffer::operator=(Buffer&& o) noexcept {
   if (this != &o) {
@@ -13,6 +30,7 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
     std::swap(size_, o.size_);
     std::swap(kind_, o.kind_);
     std::swap(pinned_, o.pinned_);
+    std::swap(shared_, o.shared_);
   }
   return *this;
 }
@@ -25,7 +43,16 @@ Status Buffer::reserve(MemKind kind, std::size_t bytes) {
     DUCT_TRY(cuda::alloc_device(bytes, &data_).context("device scratch of " + std::to_string(bytes) + " bytes"));
   } else {
     std::size_t rounded = (bytes + 63) / 64 * 64;
+#ifdef DUCT_SIM
+    if (shared_scratch_from() > 0 && bytes >= shared_scratch_from()) {
+      data_ = SMPI_SHARED_MALLOC(rounded);
+      shared_ = true;
+    } else {
+      data_ = std::aligned_alloc(64, rounded);
+    }
+#else
     data_ = std::aligned_alloc(64, rounded);
+#endif
     if (!data_) return make_error(Errc::no_memory, "host scratch of %zu bytes: allocation failed", bytes);
   }
   size_ = bytes;
@@ -37,9 +64,14 @@ void Buffer::reset() noexcept {
   if (!data_) return;
   if (kind_ == MemKind::device)
     cuda::free_device(data_);
+#ifdef DUCT_SIM
+  else if (shared_)
+    SMPI_SHARED_FREE(data_);
+#endif
   else
     std::free(data_);
   data_ = nullptr;
+  shared_ = false;
   size_ = 0;
 }
 

@@ -36,6 +36,7 @@ class Buffer {
   std::size_t size_ = 0;
   MemKind kind_ = MemKind::host;
   bool pinned_ = false;
+  bool shared_ = false;  // SMPI shared memory (simulation build, DUCT_SIM_SHARED_SCRATCH)
 };
 
 // Completion of the work enqueued on a stream up to record(). A fence that

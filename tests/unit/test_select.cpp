@@ -204,6 +204,23 @@ TEST_CASE("allgather across nodes: the rules by communicator size", "[select]") 
   CHECK(across(t, ag, 128, 1, 16 << 20) == "bruck");
 }
 
+TEST_CASE("alltoall across nodes: Bruck below 64 KiB from 16 ranks", "[select]") {
+  Table t;
+  REQUIRE(Table::make("", &t));
+  const Coll a = Coll::alltoall;
+  // 2 x 2 (the emulated cluster's rules): Bruck to 4 KiB, pairwise, split_rail from 32 KiB.
+  CHECK(across(t, a, 2, 2, 2 << 10) == "bruck");
+  CHECK(across(t, a, 2, 2, 16 << 10) == "pairwise");
+  CHECK(across(t, a, 2, 2, 32 << 10) == "split_rail");
+  // 16 x 8 and 64 x 8: Bruck below 64 KiB, split_rail from it.
+  for (int nodes : {2, 16, 64}) {
+    CHECK(across(t, a, nodes, 8, 512) == "bruck");
+    CHECK(across(t, a, nodes, 8, 32 << 10) == "bruck");
+    CHECK(across(t, a, nodes, 8, (64 << 10) - 1) == "bruck");
+    CHECK(across(t, a, nodes, 8, 64 << 10) == "split_rail");
+  }
+}
+
 TEST_CASE("reduce_scatter across nodes: recursive halving at 64+ ranks, the pipelined pairwise form at 4 MiB+ on 64-127", "[select]") {
   Table t;
   REQUIRE(Table::make("", &t));
