@@ -150,6 +150,7 @@ Sched scatter_shm(Context&, const CollArgs&, std::uint32_t);
 Sched scatter_cma(Context&, const CollArgs&, std::uint32_t);
 Sched scatter_binomial(Context&, const CollArgs&, std::uint32_t);
 Sched scatter_linear(Context&, const CollArgs&, std::uint32_t);
+Sched scatter_hierarchical(Context&, const CollArgs&, std::uint32_t);
 Sched barrier_shm(Context&, const CollArgs&, std::uint32_t);
 Sched barrier_dissemination(Context&, const CollArgs&, std::uint32_t);
 

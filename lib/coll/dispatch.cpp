@@ -102,6 +102,7 @@ constexpr Impl kImpls[] = {
     {Coll::scatter, "cma", &scatter_cma},
     {Coll::scatter, "binomial", &scatter_binomial, &scatter_binomial_now},
     {Coll::scatter, "linear", &scatter_linear, &scatter_linear_now},
+    {Coll::scatter, "hierarchical", &scatter_hierarchical},
     {Coll::scatterv, "linear", &scatter_linear},
     {Coll::barrier, "shm", &barrier_shm, &barrier_shm_now},
     {Coll::barrier, "dissemination", &barrier_dissemination},

@@ -293,24 +293,26 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // (18.0), mvapich2 15.0 / 18.0 (15.0); allgather 16 KiB, mpich 18.4 / 19.6
 // (18.4), mvapich2 15.4 / 16.6 (15.4)). Other counts keep the hierarchical
 // form, as do fewer ranks, whose rules the emulated cluster measured.
-// The alltoall across nodes on 16 ranks or more: Bruck's algorithm below
-// 64 KiB (one rank's share times n), where the pairwise exchange's n - 1
-// steps (kWindow at a time) cost n/8 round trips and split_rail's ~n
-// messages per rank cost n CPU overheads. 16 x 8, us, forced, SMPI's ompi
-// table (Bruck below 200 B a block, as Open MPI's) in the same run; no
-// per-message cost: pairwise 35.2-35.4 (14.0-16.4), split_rail 6.4 at 512 B
-// and 7.0 at 32 KiB, Bruck 14.1-18.7 (the table's time, 512 B-64 KiB);
-// 0.3 us per send and receive: split_rail 140.0 (18.2-20.6), Bruck
-// 18.3-20.6 (equal) (docs/benchmarks/2026-11-28-sim-large-alltoall.md).
-// Open MPI's fixed decision (SMPI's ompi table) takes Bruck below 200 B a
-// block on more than 12 ranks, then posts every message at once below
-// 3000 B: Bruck matched both here.
+// The alltoall across nodes on 16 ranks or more. 16 x 8, us, forced,
+// SMPI's ompi table in the same run (Bruck below 200 B a block, then every
+// message posted at once below 3000 B, as Open MPI's fixed decision); no
+// per-message cost | 0.3 us per send and receive: pairwise 35.2-35.4
+// (14.0-16.4) | -, its n - 1 steps cost n/8 round trips; Bruck 14.1-16.4
+// (the table's time) | 18.3-20.6 (the same); split_rail with every block a
+// message of its own 6.4-7.0 | 140.0 (18.2-20.6); split_rail packed (one
+// node-level message per local rank, one rail message per peer node:
+// alltoall/split_rail.cpp) 6.0-6.7 | 15.5 (18.2-20.6), 512 B-32 KiB. On
+// 64 x 8 its 2 (N-1) rail messages cost more than Bruck's log2 n steps:
+// 44.4 against 23.6 at 2 KiB with 0.3 us. So: split_rail on up to 128
+// ranks of 8 or more per node, Bruck below 64 KiB above that (and on fewer
+// ranks per node); split_rail from 64 KiB
+// (docs/benchmarks/2026-11-28-sim-large-alltoall.md).
 constexpr const char* kDefaultRules =
     "allreduce/nodes/ppn=1-1/n=9-inf:0-64k:recursive_doubling,64k-inf:rabenseifner;"
     "bcast/nodes/ppn=1-1/n=9-inf:0-128k:binomial,128k-inf:scatter_allgather;"
     "reduce/nodes/ppn=1-1/n=9-inf:64k-inf:rabenseifner;"
     "allgather/nodes/ppn=1-1/n=9-inf:0-inf:bruck;"
-    "alltoall/nodes/n=16-inf:0-64k:bruck;"
+    "alltoall/nodes/ppn=8-inf/n=16-128:0-inf:split_rail;alltoall/nodes/n=16-inf:0-64k:bruck;"
     "allgather/nodes/n=64-127:0-16m:recursive_doubling,0-128k:hierarchical;"
     "allgather/nodes/n=128-inf:0-inf:recursive_doubling,0-64k:hierarchical,64k-1m:bruck;"
     "reduce_scatter_block/nodes/pow2/n=64-127:16k-4m:recursive_halving,4m-inf:pipelined_pairwise;"
@@ -703,6 +705,9 @@ const std::vector<AlgoDesc>& algorithms() {
        false, cma_area},
       {Coll::scatter, "binomial", "binomial tree from the root, each subtree receives its blocks at once", false, any},
       {Coll::scatter, "linear", "the root sends each block straight to its rank", true, any},
+      {Coll::scatter, "hierarchical",
+       "node-aware: the root sends each other node its ranks' blocks in one message to the node's leader, which "
+       "hands them out (MVAPICH2's two-level scatter)", false, any},
       // scatterv
       {Coll::scatterv, "linear", "the root sends each block straight to its rank", true, any},
       // barrier

@@ -204,7 +204,7 @@ TEST_CASE("allgather across nodes: the rules by communicator size", "[select]") 
   CHECK(across(t, ag, 128, 1, 16 << 20) == "bruck");
 }
 
-TEST_CASE("alltoall across nodes: Bruck below 64 KiB from 16 ranks", "[select]") {
+TEST_CASE("alltoall across nodes: split_rail to 128 ranks of 8 per node, Bruck below 64 KiB beyond", "[select]") {
   Table t;
   REQUIRE(Table::make("", &t));
   const Coll a = Coll::alltoall;
@@ -212,12 +212,17 @@ TEST_CASE("alltoall across nodes: Bruck below 64 KiB from 16 ranks", "[select]")
   CHECK(across(t, a, 2, 2, 2 << 10) == "bruck");
   CHECK(across(t, a, 2, 2, 16 << 10) == "pairwise");
   CHECK(across(t, a, 2, 2, 32 << 10) == "split_rail");
-  // 16 x 8 and 64 x 8: Bruck below 64 KiB, split_rail from it.
-  for (int nodes : {2, 16, 64}) {
-    CHECK(across(t, a, nodes, 8, 512) == "bruck");
-    CHECK(across(t, a, nodes, 8, 32 << 10) == "bruck");
-    CHECK(across(t, a, nodes, 8, (64 << 10) - 1) == "bruck");
-    CHECK(across(t, a, nodes, 8, 64 << 10) == "split_rail");
+  // 2 x 8 and 16 x 8: split_rail (packed below 64 KiB a block) at every size.
+  for (int nodes : {2, 16}) {
+    CHECK(across(t, a, nodes, 8, 512) == "split_rail");
+    CHECK(across(t, a, nodes, 8, 32 << 10) == "split_rail");
+    CHECK(across(t, a, nodes, 8, 64 << 20) == "split_rail");
+  }
+  // 64 x 8, and 32 x 4: Bruck below 64 KiB, split_rail from it.
+  for (auto [nodes, ppn] : {std::pair{64, 8}, std::pair{32, 4}}) {
+    CHECK(across(t, a, nodes, ppn, 512) == "bruck");
+    CHECK(across(t, a, nodes, ppn, (64 << 10) - 1) == "bruck");
+    CHECK(across(t, a, nodes, ppn, 64 << 10) == "split_rail");
   }
 }
 

@@ -7,6 +7,13 @@
 # 16 x 8), rules (the rules, 512 B-32 KiB, 16 x 8 and 64 x 8), or all.
 # Platform and model as run.sh; per-message cost none or 0.3 us on every
 # send and receive (smpi/os, smpi/ois, smpi/or startup).
+# Files: *-o0.txt / *-o3e-7.txt forced before split_rail was packed
+# (split_rail-*.txt then sent every block alone); split_rail-*-packed.txt
+# the same command after (packed: 16 x 8 at 512 B-32 KiB, `-b 512 -e 64K
+# -f 4`, and 64 x 8 at 0.3 us from 2 KiB, stopped after its first row);
+# bruck-rules/ the rules with Bruck from 16 ranks (commit 7849b73), rules-*
+# the rules after the packed change. The pairwise and split_rail runs with
+# no cost were stopped after 32 KiB and 1 KiB (minutes per row at 128 ranks).
 set -u
 out=${1:?OUTDIR}; part=${2:-all}
 mkdir -p "$out"
