@@ -307,8 +307,7 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // ranks of 8 or more per node, Bruck below 64 KiB above that (and on fewer
 // ranks per node); split_rail from 64 KiB
 // (docs/benchmarks/2026-11-28-sim-large-alltoall.md).
-// The scatter below 64 KiB on 64-512 ranks of 8 or more per node: the
-// node-aware form (N - 1 + L - 1 messages from the root, one intra-node hop
+// The scatter on 64-512 ranks of 8 or more per node: the node-aware form (N - 1 + L - 1 messages from the root, one intra-node hop
 // more) in place of the binomial tree. 64 x 8, us, SMPI's mvapich2 table
 // (the best of the three here) in the same run, no per-message cost | 0.3
 // us per send and receive: 4 KiB hierarchical 3.1 / binomial 15.2 (15.2) |
@@ -316,10 +315,12 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // straight from the root) | 26.8 / 21.1 (155.6). It loses to the tree with
 // the cost and wins without it by more; its worst ratio to the table is
 // the better one (1.17 against 1.00 at 4 KiB, 0.76 against 0.17 at 32 KiB).
-// From 64 KiB linear stays (256 KiB, 2 MiB: 7.3, 43.5 against the
-// node-aware 8.2, 44.4 with no cost, 156 against 27, 49 with 0.3 us: each
-// table sends linearly there, so linear is its equal at both costs). More
-// nodes: N - 1 root messages at 0.3 us outgrow the tree's log2 n levels.
+// From 64 KiB too: linear took 7.3 and 43.5 at 256 KiB and 2 MiB against
+// the node-aware 8.2 and 44.4 with no cost (mvapich2's table, linear
+// there, 7.3 and 43.5), but 156 against 27 and 49 with 0.3 us, where
+// mpich's table took 42.6 and 126.9 (linear 0.27x and 0.80x of it; the
+// node-aware form's worst, 0.89x, is the better one). More nodes: N - 1
+// root messages at 0.3 us outgrow the tree's log2 n levels.
 constexpr const char* kDefaultRules =
     "allreduce/nodes/ppn=1-1/n=9-inf:0-64k:recursive_doubling,64k-inf:rabenseifner;"
     "bcast/nodes/ppn=1-1/n=9-inf:0-128k:binomial,128k-inf:scatter_allgather;"
@@ -362,7 +363,7 @@ constexpr const char* kDefaultRules =
     "gatherv:0-inf:linear;"
     "scatter:0-inf:engine;scatter/n=1-2:0-inf:shm,0-inf:linear;scatter:0-512k:shm,512k-inf:cma;scatter/nodes/n=1-4:4k-inf:linear;"
     "scatter/nodes/n=5-8:6k-inf:linear;scatter/nodes/n=9-16:32k-inf:linear;"
-    "scatter/nodes/ppn=8-inf/n=64-512:0-64k:hierarchical;"
+    "scatter/nodes/ppn=8-inf/n=64-512:0-inf:hierarchical;"
     "scatter:0-64k:binomial,64k-inf:linear;"
     "scatterv:0-inf:linear;"
 "barrier:0-inf:shm,0-inf:dissemination";

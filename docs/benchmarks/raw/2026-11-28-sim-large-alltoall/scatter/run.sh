@@ -5,7 +5,9 @@
 #   bash docs/benchmarks/raw/2026-11-28-sim-large-alltoall/scatter/run.sh OUTDIR
 # hierarchical-*: -A hierarchical; rules-64x8-o3e-7-mvapich2.txt: the rules
 # before the change (binomial below 64 KiB, linear from it); rules2-*: the
-# rules after. Platform and model as ../run.sh.
+# rules after the first change (node-aware below 64 KiB, 619eb09); rules3-*:
+# after the second (node-aware at every size; the same command, three of
+# the runs). Platform and model as ../run.sh.
 set -u
 out=${1:?OUTDIR}
 mkdir -p "$out"
