@@ -226,16 +226,14 @@ struct Buf {
     bytes = n;
     device = dev;
     if (dev) return cuda::alloc_device(n ? n : 1, &p).is_ok();
+    const std::size_t rounded = (std::max<std::size_t>(n, 64) + 63) / 64 * 64;
 #ifdef DUCT_SIM
-    if (lean) {
-      p = SMPI_SHARED_MALLOC((std::max<std::size_t>(n, 64) + 63) / 64 * 64);
-      shared = true;
-      return p != nullptr;
-    }
+    shared = lean;
+    p = lean ? SMPI_SHARED_MALLOC(rounded) : std::aligned_alloc(64, rounded);
 #else
     (void)lean;
+    p = std::aligned_alloc(64, rounded);
 #endif
-    p = std::aligned_alloc(64, (std::max<std::size_t>(n, 64) + 63) / 64 * 64);
     return p != nullptr;
   }
   void upload(const void* h, std::size_t n) {

@@ -52,6 +52,12 @@ struct Topology {
   std::vector<int> rail;
 
   bool same_node(int a, int b) const { return node_of[a] == node_of[b]; }
+  // Whether node j's ranks are consecutive in the communicator (so their
+  // blocks of a rank-ordered buffer are one contiguous piece).
+  bool consecutive(int j) const {
+    const std::vector<int>& on = ranks_on[static_cast<std::size_t>(j)];
+    return on.back() - on.front() + 1 == static_cast<int>(on.size());
+  }
 };
 
 // How setup code waits for a nonblocking MPI request it started: the

@@ -12,17 +12,6 @@
 
 namespace duct::memory {
 
-#ifdef DUCT_SIM
-namespace {
-// The simulation build's timing-only mode (DUCT_SIM_SHARED_SCRATCH, bytes):
-// host scratch of that size or more lives in SMPI's shared memory, one
-// physical block behind every rank's buffer, so 512 ranks at 256 MiB fit a
-// small machine. The ranks overwrite each other's scratch: times hold (no
-// schedule depends on the values), results do not (duct-bench -c 0).
-std::size_t shared_scratch_from() { return config::get().sim_shared_scratch; }
-}  // namespace
-#endif
-
 Buffer& Buffer::operator=(Buffer&& o) noexcept {
   if (this != &o) {
     reset();
@@ -44,7 +33,12 @@ Status Buffer::reserve(MemKind kind, std::size_t bytes) {
   } else {
     std::size_t rounded = (bytes + 63) / 64 * 64;
 #ifdef DUCT_SIM
-    if (shared_scratch_from() > 0 && bytes >= shared_scratch_from()) {
+    // The timing-only mode (DUCT_SIM_SHARED_SCRATCH): scratch of that size
+    // or more in SMPI's shared memory, one physical block behind every
+    // rank's, so 512 ranks at 256 MiB fit a small machine. The ranks
+    // overwrite each other's scratch: times hold (no schedule depends on
+    // the values), results do not (duct-bench -c 0).
+    if (const std::size_t from = config::get().sim_shared_scratch; from > 0 && bytes >= from) {
       data_ = SMPI_SHARED_MALLOC(rounded);
       shared_ = true;
     } else {

@@ -307,8 +307,9 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // ranks of 8 or more per node, Bruck below 64 KiB above that (and on fewer
 // ranks per node); split_rail from 64 KiB
 // (docs/benchmarks/2026-11-28-sim-large-alltoall.md).
-// The scatter on 64-512 ranks of 8 or more per node: the node-aware form (N - 1 + L - 1 messages from the root, one intra-node hop
-// more) in place of the binomial tree. 64 x 8, us, SMPI's mvapich2 table
+// The scatter on 64-512 ranks of 8 or more per node: the node-aware form
+// (N - 1 + L - 1 messages from the root, one intra-node hop more) in place
+// of the binomial tree and linear. 64 x 8, us, SMPI's mvapich2 table
 // (the best of the three here) in the same run, no per-message cost | 0.3
 // us per send and receive: 4 KiB hierarchical 3.1 / binomial 15.2 (15.2) |
 // 26.8 / 20.5 (31.3), 32 KiB 3.7 / 16.2 (2.8: the table sends every block

@@ -53,6 +53,11 @@ constexpr std::uint32_t kNode = 0x000, kRail = 0x800;
 // a send and 50 GB/s a NIC, a message costs as much as 15 KiB of wire.
 constexpr std::size_t kPackedBlock = 64u << 10;
 
+// Rank (node j, local index m) of the communicator.
+std::size_t rank_of(const Topology& t, int j, int m) {
+  return static_cast<std::size_t>(t.ranks_on[static_cast<std::size_t>(j)][static_cast<std::size_t>(m)]);
+}
+
 // A block that one lane sends: this rank's own (handed == nullptr) or one
 // a local rank handed it (ready once `handed` completes).
 struct LaneBlock {
@@ -89,9 +94,6 @@ Sched packed(Context& ctx, Levels& lv, const CollArgs& a, const void* src) {
   const Topology& t = ctx.topo;
   const int l = lv.l, L = lv.L, N = lv.N, i = t.node;
   const std::size_t B = a.bytes, uN = static_cast<std::size_t>(N), uL = static_cast<std::size_t>(L);
-  auto rank_of = [&t](int j, int m) {
-    return static_cast<std::size_t>(t.ranks_on[static_cast<std::size_t>(j)][static_cast<std::size_t>(m)]);
-  };
   // out[m][j]: this rank's block for (j,m), packed for local m; after the
   // node level, rail[j][m]: node i's L blocks for (j,l), packed for node j
   // (the same buffer). in[m][j]: what local m handed this rank.
@@ -108,7 +110,7 @@ Sched packed(Context& ctx, Levels& lv, const CollArgs& a, const void* src) {
   for (int m = 0; m < L; ++m) {
     if (m == l) continue;
     for (int j = 0; j < N; ++j)
-      DUCT_CO_TRY(copy_local(cell(out, m, j), MemKind::host, at(src, rank_of(j, m) * B), MemKind::host, B));
+      DUCT_CO_TRY(copy_local(cell(out, m, j), MemKind::host, at(src, rank_of(t, j, m) * B), MemKind::host, B));
     DUCT_CO_TRY(lv.node.send(m, cell(out, m, 0), uN * B, MemKind::host, kNode, &node[2 * static_cast<std::size_t>(m)]));
     DUCT_CO_TRY(lv.node.recv(m, cell(in, m, 0), uN * B, MemKind::host, kNode, &node[2 * static_cast<std::size_t>(m) + 1]));
   }
@@ -116,12 +118,12 @@ Sched packed(Context& ctx, Levels& lv, const CollArgs& a, const void* src) {
   // The blocks from this node's ranks; the rail messages.
   for (int m = 0; m < L; ++m) {
     if (m == l) continue;
-    DUCT_CO_TRY(copy_local(at(a.recvbuf, rank_of(i, m) * B), MemKind::host, cell(in, m, i), MemKind::host, B));
+    DUCT_CO_TRY(copy_local(at(a.recvbuf, rank_of(t, i, m) * B), MemKind::host, cell(in, m, i), MemKind::host, B));
   }
   for (int j = 0; j < N; ++j) {
     if (j == i) continue;
     for (int m = 0; m < L; ++m) {
-      const void* b = m == l ? at(src, rank_of(j, l) * B) : cell(in, m, j);
+      const void* b = m == l ? at(src, rank_of(t, j, l) * B) : cell(in, m, j);
       DUCT_CO_TRY(copy_local(rail_cell(out, j, m), MemKind::host, b, MemKind::host, B));
     }
   }
@@ -132,10 +134,8 @@ Sched packed(Context& ctx, Levels& lv, const CollArgs& a, const void* src) {
   std::vector<Request> rail(2 * uN);
   for (int d = 1; d < N; ++d) {
     const int to = mod(i + d, N), from = mod(i - d, N);
-    bool consecutive = true;
-    for (int m = 1; m < L; ++m) consecutive = consecutive && rank_of(from, m) == rank_of(from, 0) + static_cast<std::size_t>(m);
-    void* into = at(a.recvbuf, rank_of(from, 0) * B);
-    if (!consecutive) {
+    void* into = at(a.recvbuf, rank_of(t, from, 0) * B);
+    if (!t.consecutive(from)) {
       if (!stage) DUCT_CO_TRY(ctx.scratch(MemKind::host, uL * uN * B, 5, &stage));
       into = rail_cell(stage, from, 0);
     }
@@ -148,7 +148,7 @@ Sched packed(Context& ctx, Levels& lv, const CollArgs& a, const void* src) {
     for (int j = 0; j < N; ++j) {
       if (j == i) continue;
       for (int m = 0; m < L; ++m)
-        DUCT_CO_TRY(copy_local(at(a.recvbuf, rank_of(j, m) * B), MemKind::host, rail_cell(stage, j, m), MemKind::host, B));
+        DUCT_CO_TRY(copy_local(at(a.recvbuf, rank_of(t, j, m) * B), MemKind::host, rail_cell(stage, j, m), MemKind::host, B));
     }
   co_return Status::ok();
 }
@@ -161,9 +161,6 @@ Sched alltoall_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   const int l = lv.l, L = lv.L, N = lv.N, i = t.node;
   const std::size_t B = a.bytes;
   const MemKind kind = a.recv_kind;
-  auto rank_of = [&t](int j, int m) {
-    return static_cast<std::size_t>(t.ranks_on[static_cast<std::size_t>(j)][static_cast<std::size_t>(m)]);
-  };
   const void* src = a.sendbuf;
   MemKind skind = a.send_kind;
   if (a.in_place) {  // the input is the output: copied aside first
@@ -195,8 +192,8 @@ Sched alltoall_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
     for (int j = 0; j < N; ++j) {
       const std::size_t k = idx(m, j);
       const std::uint32_t step = kNode + static_cast<std::uint32_t>(j);
-      DUCT_CO_TRY(lv.node.send(m, at(src, rank_of(j, m) * B), B, skind, step, &node_sends[k]));
-      void* into = j == i ? at(a.recvbuf, rank_of(i, m) * B) : staged(m, j);
+      DUCT_CO_TRY(lv.node.send(m, at(src, rank_of(t, j, m) * B), B, skind, step, &node_sends[k]));
+      void* into = j == i ? at(a.recvbuf, rank_of(t, i, m) * B) : staged(m, j);
       DUCT_CO_TRY(lv.node.recv(m, into, B, kind, step, &handed[k]));
     }
   }
@@ -216,12 +213,12 @@ Sched alltoall_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
       const int to = mod(i + d, N), from = mod(i - d, N);
       for (int m = 0; m < L; ++m)  // from (from, m), for this rank
         for (std::size_t p = 0; p < P; ++p)
-          DUCT_CO_TRY(lv.rail.recv(from, at(a.recvbuf, rank_of(from, m) * B + p * kPiece),
+          DUCT_CO_TRY(lv.rail.recv(from, at(a.recvbuf, rank_of(t, from, m) * B + p * kPiece),
                                    std::min(kPiece, B - p * kPiece), kind, kRail + static_cast<std::uint32_t>(m),
                                    &recvs[per * static_cast<std::size_t>(d) + static_cast<std::size_t>(m) * P + p]));
       // This rank's block first, then what each local m handed it for `to`.
       std::vector<LaneBlock> blocks;
-      blocks.push_back({at(src, rank_of(to, l) * B), skind, kRail + static_cast<std::uint32_t>(l), nullptr});
+      blocks.push_back({at(src, rank_of(t, to, l) * B), skind, kRail + static_cast<std::uint32_t>(l), nullptr});
       for (int m = 0; m < L; ++m)
         if (m != l) blocks.push_back({staged(m, to), kind, kRail + static_cast<std::uint32_t>(m), &handed[idx(m, to)]});
       lanes.push_back(rail_lane(lv.rail, to, std::move(blocks), B));

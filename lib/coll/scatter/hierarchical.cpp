@@ -34,10 +34,8 @@ Sched scatter_hierarchical(Context& ctx, const CollArgs& a, std::uint32_t seq) {
     // Every other node: its ranks' blocks in one message to its leader,
     // packed where its ranks are not consecutive.
     std::size_t pack_bytes = 0;
-    for (int j = 0; j < t.num_nodes; ++j) {
-      const std::vector<int>& on = t.ranks_on[static_cast<std::size_t>(j)];
-      if (j != x && on.back() - on.front() + 1 != static_cast<int>(on.size())) pack_bytes += on.size() * B;
-    }
+    for (int j = 0; j < t.num_nodes; ++j)
+      if (j != x && !t.consecutive(j)) pack_bytes += t.ranks_on[static_cast<std::size_t>(j)].size() * B;
     void* pack = nullptr;
     if (pack_bytes > 0) DUCT_CO_TRY(ctx.scratch(a.send_kind, pack_bytes, 2, &pack));
     std::size_t packed = 0;
@@ -45,7 +43,7 @@ Sched scatter_hierarchical(Context& ctx, const CollArgs& a, std::uint32_t seq) {
       if (j == x) continue;
       const std::vector<int>& on = t.ranks_on[static_cast<std::size_t>(j)];
       const void* from = block(on.front());
-      if (on.back() - on.front() + 1 != static_cast<int>(on.size())) {
+      if (!t.consecutive(j)) {
         void* p = at(pack, packed);
         for (std::size_t k = 0; k < on.size(); ++k)
           DUCT_CO_TRY(copy_local(at(p, k * B), a.send_kind, block(on[k]), a.send_kind, B));
