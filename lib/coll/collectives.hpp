@@ -167,6 +167,17 @@ Sched ring_reduce_scatter(Context& ctx, Link link, const void* src, void* dst, M
 // rather than a copy just written, which a peer reads more slowly).
 Sched ring_allgather(Context& ctx, Link link, void* buf, MemKind kind, Layout blocks, int own_offset,
                      std::uint32_t step_base, const void* own_src = nullptr, MemKind own_kind = MemKind::host);
+// All-at-once forms of the two ring phases above (coll/direct.cpp): every
+// member sends each other member its block in one step. direct_allgather:
+// `blocks` in bytes, this rank starts holding block g.me of buf and ends
+// holding all. direct_reduce_scatter: `blocks` in elements, src holds this
+// rank's full input, block g.me of dst receives the sum of every member's
+// block g.me, in member order (dst may be src); its receives land in the
+// context's scratch slot 0 (n pieces of up to 1 MiB, exchanged one after
+// the other; step numbers step to step + 15).
+Sched direct_allgather(Link link, void* buf, MemKind kind, Layout blocks, std::uint32_t step);
+Sched direct_reduce_scatter(Context& ctx, Link link, const void* src, void* dst, MemKind kind, Layout blocks, DType dt,
+                            RedOp op, std::uint32_t step);
 // One message of a chain: `bytes` at buf sent to (`send`) or received from
 // group member `peer`, awaited (the rail chains of the split-rail bcast and
 // reduce).

@@ -322,6 +322,37 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // mpich's table took 42.6 and 126.9 (linear 0.27x and 0.80x of it; the
 // node-aware form's worst, 0.89x, is the better one). More nodes: N - 1
 // root messages at 0.3 us outgrow the tree's log2 n levels.
+// The bcast and reduce on 64 or more ranks of 8 or more per node: the
+// node-aware (k-nomial) forms below 64 KiB, split_rail from there, where
+// the rules of the 2 x 2 cluster (links at 1 Gbit/s) took split_rail from
+// 16 KiB. On 50 GBps NICs a 16-64 KiB message is latency, and the
+// k-nomial trees take fewer steps. split_rail's node levels became one
+// step each the same day (every rank sends its block to every other at
+// once, where a ring took L - 1 steps per segment: 2 MiB at 8 x 8, bcast
+// 137 -> 57 us, reduce 138 -> 56). Rails platform, SimGrid SMPI 3.32,
+// factors neutralised, reductions free, no per-message cost, us,
+// hierarchical / split_rail (docs/benchmarks/2026-11-28-sim-regret.md):
+// bcast 8 x 8, 32 KiB 9.7 / 11.6, 64 KiB 13.2 / 12.3; 16 x 8, 32 KiB 10.3
+// / 14.0, 64 KiB 16.5 / 14.9; 32 x 8, 32 KiB 7.8 / 7.3, 64 KiB 19.9 / 8.6;
+// 64 x 8, 32 KiB 16.3 / 18.9, 64 KiB 23.1 / 20.7; reduce 8 x 8, 32 KiB 7.3
+// / 10.3, 64 KiB 11.2 / 10.6; 16 x 8, 32 KiB 7.9 / 12.4, 64 KiB 14.5 /
+// 12.8; 32 x 8, 32 KiB 21.3 / 25.6, 64 KiB 27.8 / 26.1; 64 x 8, 32 KiB
+// 11.9 / 16.6, 64 KiB 21.1 / 17.1. 4 x 8 (32 ranks) keeps 16 KiB:
+// split_rail 6.3 against 7.3 for the reduce at 32 KiB.
+// The allreduce's split_rail took the same one-step node levels, which
+// brought it ahead of recursive doubling and Rabenseifner's algorithm on
+// 8 x 8 (a power of two of 64-127 ranks, 8 or more per node) from 16 KiB
+// to 4 MiB, where the pipelined two-level Rabenseifner takes over. Same
+// platform, us, split_rail (ring node levels before) / recursive doubling /
+// Rabenseifner, no per-message cost | 0.3 us per send and receive: 16 KiB
+// 11.2 (23.2) / 13.2 / 21.2 | 18.7 / 16.8 / 28.4, 64 KiB 11.8 (23.8) / 16.6
+// / 21.6 | 19.1 / 18.4 / 28.8, 256 KiB 14.2 (26.2) / 30.4 / 23.3 | 21.0 /
+// 32.2 / 29.3, 1 MiB 23.6 (35.6) / 85.4 / 30.1 | 27.2 / 87.2 / 34.9, 4 MiB
+// 61.2 (73.2) / - / 57.4 (pipelined 44.5). Below 64 KiB with the cost,
+// recursive doubling was ahead (0.90x and 0.96x for split_rail); without
+// it split_rail by more (recursive doubling 0.85x and 0.71x), so
+// split_rail's worst ratio is the better one. 128 ranks and more were not
+// measured with the new node levels and keep their rules.
 constexpr const char* kDefaultRules =
     "allreduce/nodes/ppn=1-1/n=9-inf:0-64k:recursive_doubling,64k-inf:rabenseifner;"
     "bcast/nodes/ppn=1-1/n=9-inf:0-128k:binomial,128k-inf:scatter_allgather;"
@@ -337,9 +368,11 @@ constexpr const char* kDefaultRules =
     "reduce_scatter_block/nodes/n=64-127:16k-16m:recursive_halving;"
     "reduce_scatter_block/nodes/n=128-inf:16k-inf:recursive_halving;"
     "reduce_scatter/nodes/n=64-127:16k-16m:recursive_halving;reduce_scatter/nodes/n=128-inf:16k-inf:recursive_halving;"
+    "allreduce/nodes/pow2/ppn=8-inf/n=64-127:16k-4m:split_rail;"
     "allreduce/nodes/pow2/n=64-inf:0-128k:recursive_doubling,4m-inf:pipelined_rabenseifner,128k-inf:rabenseifner;"
     "allreduce/nodes/n=128-inf:16k-128k:recursive_doubling;"
     "allreduce/nodes:0-16k:hierarchical,16k-inf:split_rail,64k-inf:hierarchical;"
+    "bcast/nodes/ppn=8-inf/n=64-inf:0-64k:hierarchical;reduce/nodes/ppn=8-inf/n=64-inf:0-64k:hierarchical;"
     "bcast/nodes:0-16k:hierarchical,16k-inf:split_rail;reduce/nodes:0-16k:hierarchical,16k-inf:split_rail;allgather/nodes:16k-inf:split_rail;"
     "allgather/nodes:0-16k:hierarchical;allgatherv/nodes:16k-inf:split_rail;"
     "reduce_scatter_block/nodes:0-16k:hierarchical,16k-inf:split_rail;"

@@ -256,7 +256,7 @@ TEST_CASE("reduce_scatter across nodes: recursive halving at 64+ ranks, the pipe
   }
 }
 
-TEST_CASE("allreduce across nodes: recursive doubling to 128 KiB, Rabenseifner above, pipelined from 4 MiB, on 64+ ranks", "[select]") {
+TEST_CASE("allreduce across nodes: recursive doubling to 128 KiB, Rabenseifner above, pipelined from 4 MiB, on 64+ ranks (split_rail 16 KiB-4 MiB on 8 x 8)", "[select]") {
   Table t;
   REQUIRE(Table::make("", &t));
   const Coll ar = Coll::allreduce;
@@ -265,9 +265,11 @@ TEST_CASE("allreduce across nodes: recursive doubling to 128 KiB, Rabenseifner a
   CHECK(across(t, ar, 12, 8, 8 << 10) == "hierarchical");        // 96 ranks, not a power of two
   CHECK(across(t, ar, 16, 8, 16 << 10) == "recursive_doubling");
   CHECK(across(t, ar, 64, 8, 64 << 10) == "recursive_doubling");
-  CHECK(across(t, ar, 8, 8, 32 << 10) == "recursive_doubling");  // 64 ranks
+  CHECK(across(t, ar, 8, 8, 8 << 10) == "recursive_doubling");   // 64 ranks: below 16 KiB,
+  CHECK(across(t, ar, 8, 8, 32 << 10) == "split_rail");          // then split_rail to 4 MiB
+  CHECK(across(t, ar, 8, 8, 2 << 20) == "split_rail");
   CHECK(across(t, ar, 64, 8, 128 << 10) == "rabenseifner");
-  CHECK(across(t, ar, 8, 8, 2 << 20) == "rabenseifner");
+  CHECK(across(t, ar, 16, 8, 2 << 20) == "rabenseifner");
   // From 4 MiB the pipelined two-level form, where every node holds the
   // same power of two of ranks; Rabenseifner's where they differ.
   CHECK(across(t, ar, 8, 8, 4 << 20) == "pipelined_rabenseifner");
@@ -283,6 +285,20 @@ TEST_CASE("allreduce across nodes: recursive doubling to 128 KiB, Rabenseifner a
   CHECK(across(t, ar, 12, 8, 128 << 10) == "split_rail");        // 96 ranks, not a power of two
   CHECK(across(t, ar, 12, 8, 32 << 10) == "split_rail");
   CHECK(across(t, ar, 4, 8, 32 << 10) == "split_rail");          // 32 ranks: the rules measured on few nodes
+}
+
+TEST_CASE("bcast and reduce across nodes: the node-aware form to 64 KiB on 64+ ranks of 8 per node", "[select]") {
+  Table t;
+  REQUIRE(Table::make("", &t));
+  for (Coll c : {Coll::bcast, Coll::reduce}) {
+    CHECK(across(t, c, 8, 8, 32 << 10) == "hierarchical");         // 64 ranks: below 64 KiB
+    CHECK(across(t, c, 64, 8, (64 << 10) - 1) == "hierarchical");
+    CHECK(across(t, c, 64, 8, 64 << 10) == "split_rail");          // then split_rail
+    CHECK(across(t, c, 12, 8, 2 << 20) == "split_rail");
+    CHECK(across(t, c, 4, 8, 16 << 10) == "split_rail");           // 32 ranks: from 16 KiB, as before
+    CHECK(across(t, c, 2, 2, 8 << 10) == "hierarchical");          // the emulated cluster's rules
+    CHECK(across(t, c, 2, 2, 16 << 10) == "split_rail");
+  }
 }
 
 TEST_CASE("one node: the single-copy (cma) forms where the area allows cross-memory attach", "[select]") {

@@ -2,13 +2,15 @@
 // share of the network traffic; the node levels of some segments run while
 // the network carries others.
 //
-// With L ranks on each of N nodes: (1) a ring reduce-scatter among the
-// node's ranks leaves local rank l with block l of the node's sum (1/L of
-// the vector); (2) the ranks of local index l on every node (rail l) run a
+// With L ranks on each of N nodes: (1) a reduce-scatter among the node's
+// ranks leaves local rank l with block l of the node's sum (1/L of the
+// vector); (2) the ranks of local index l on every node (rail l) run a
 // ring allreduce of that block among themselves, over their own UCX worker
 // and so their own network device (DUCT_NET_DEVICES, core/netdev.hpp);
-// (3) a ring allgather among the node's ranks gives every rank all L
-// blocks. Each rank sends 2(N-1)/N of 1/L of the vector over the network:
+// (3) an allgather among the node's ranks gives every rank all L blocks.
+// Both node levels are one exchange each, every rank sending each other
+// its block at once (coll/direct.cpp; rings of L - 1 steps until
+// 2026-11-28). Each rank sends 2(N-1)/N of 1/L of the vector over the network:
 // L times what the single leader of the node-aware allreduce sends
 // (allreduce/hierarchical.cpp), and every rail at once.
 //
@@ -22,9 +24,9 @@
 // allreduce have this shape; K. Kandalla, H. Subramoni, G. Santhanaraman,
 // M. Koop, D. K. Panda, "Designing multi-leader-based allgather algorithms
 // for multi-core clusters", IPDPS 2009; NCCL runs one ring per NIC for the
-// same reason. Determinism: every element is reduced along the same node
-// ring and then the same rail ring on every call with the same layout and
-// count.
+// same reason. Determinism: every element is reduced in the same node
+// order and then along the same rail ring on every call with the same
+// layout and count.
 #include <algorithm>
 #include <vector>
 
@@ -83,9 +85,9 @@ Sched allreduce_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
     std::vector<Sched> level;
     if (k < segs) {  // (1) node reduce-scatter of segment k: local rank l holds its block l
       const std::size_t c = k, base = seg.off[c] * esz;
-      level.push_back(ring_reduce_scatter(ctx, node_link, at(src, base), at(a.recvbuf, base), kind,
-                                          Layout::even(seg.len[c], L), a.dt, a.op, 0,
-                                          kNodeRs + static_cast<std::uint32_t>(c) * stride, 0));
+      level.push_back(direct_reduce_scatter(ctx, node_link, at(src, base), at(a.recvbuf, base), kind,
+                                            Layout::even(seg.len[c], L), a.dt, a.op,
+                                            kNodeRs + static_cast<std::uint32_t>(c) * stride));
     }
     if (k >= 1 && k - 1 < segs) {  // (2) rail allreduce of block l of segment k-1
       const std::size_t c = k - 1;
@@ -101,9 +103,9 @@ Sched allreduce_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
     }
     if (k >= 2) {  // (3) node allgather of segment k-2
       const std::size_t c = k - 2;
-      level.push_back(ring_allgather(ctx, node_link, at(a.recvbuf, seg.off[c] * esz), kind,
-                                     Layout::even(seg.len[c], L).scaled(esz), 0,
-                                     kNodeAg + static_cast<std::uint32_t>(c) * stride));
+      level.push_back(direct_allgather(node_link, at(a.recvbuf, seg.off[c] * esz), kind,
+                                       Layout::even(seg.len[c], L).scaled(esz),
+                                       kNodeAg + static_cast<std::uint32_t>(c) * stride));
     }
     if (!level.empty()) DUCT_CO_TRY(co_await all_of(std::move(level)));
   }

@@ -5,8 +5,8 @@
 // With L ranks on each of N nodes and the root at local index lr of node
 // rn: (1) the root sends block l (1/L of the message) to local rank l of
 // its node; (2) rail l broadcasts block l from node rn's member to every
-// node; (3) a ring
-// allgather among each node's ranks assembles the L blocks everywhere. The
+// node; (3) each node's ranks exchange their blocks, every rank sending its
+// own to every other at once (a ring until 2026-11-28), and hold all L. The
 // network carries the message once per receiving node, split over the L
 // rails (van de Geijn's scatter + allgather broadcast, Barnett et al.,
 // "Interprocessor collective communication library (InterCom)", SHPCC 1994,
@@ -107,8 +107,8 @@ Sched bcast_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
     }
     if (k >= lag + 1) {  // (3) every node's ranks exchange their blocks of the segment that arrived last step
       const std::size_t c = k - lag - 1;
-      level.push_back(ring_allgather(ctx, node_link, at(buf, seg.off[c]), kind, block(c), 0,
-                                     kNodeAg + static_cast<std::uint32_t>(c) * stride));
+      level.push_back(direct_allgather(node_link, at(buf, seg.off[c]), kind, block(c),
+                                       kNodeAg + static_cast<std::uint32_t>(c) * stride));
     }
     if (!level.empty()) DUCT_CO_TRY(co_await all_of(std::move(level)));
   }

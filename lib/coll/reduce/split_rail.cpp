@@ -2,8 +2,9 @@
 // 1/L of the vector towards the root's node, the root's node gathers.
 //
 // With L ranks on each of N nodes and the root at local index lr of node
-// rn: (1) a ring reduce-scatter among each node's ranks leaves local rank l
-// with block l of the node's sum; (2) rail l reduces block l towards node
+// rn: (1) a reduce-scatter among each node's ranks (each sends every other
+// its block at once; a ring until 2026-11-28) leaves local rank l with
+// block l of the node's sum; (2) rail l reduces block l towards node
 // rn's member; (3) on node rn, local rank l sends
 // its block to the root. The network carries 1/L of the vector per rail
 // (Rabenseifner's reduce-scatter + gather reduce, "Optimization of
@@ -92,9 +93,9 @@ Sched reduce_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
     std::vector<Sched> level;
     if (k < segs) {  // (1) node reduce-scatter of segment k: local rank l holds its block l
       const std::size_t base = seg.off[k] * esz;
-      level.push_back(ring_reduce_scatter(ctx, node_link, at(a.sendbuf, base), at(acc, base), kind,
-                                          Layout::even(seg.len[k], L), a.dt, a.op, 0,
-                                          kNodeRs + static_cast<std::uint32_t>(k) * stride, 0));
+      level.push_back(direct_reduce_scatter(ctx, node_link, at(a.sendbuf, base), at(acc, base), kind,
+                                            Layout::even(seg.len[k], L), a.dt, a.op,
+                                            kNodeRs + static_cast<std::uint32_t>(k) * stride));
     }
     // (2) rail l reduces block l of a segment towards the root's node.
     if (!chain) {
