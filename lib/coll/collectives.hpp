@@ -146,6 +146,7 @@ Sched gather_shm(Context&, const CollArgs&, std::uint32_t);
 Sched gather_cma(Context&, const CollArgs&, std::uint32_t);
 Sched gather_binomial(Context&, const CollArgs&, std::uint32_t);
 Sched gather_linear(Context&, const CollArgs&, std::uint32_t);
+Sched gather_hierarchical(Context&, const CollArgs&, std::uint32_t);
 Sched scatter_shm(Context&, const CollArgs&, std::uint32_t);
 Sched scatter_cma(Context&, const CollArgs&, std::uint32_t);
 Sched scatter_binomial(Context&, const CollArgs&, std::uint32_t);

@@ -97,6 +97,7 @@ constexpr Impl kImpls[] = {
     {Coll::gather, "cma", &gather_cma},
     {Coll::gather, "binomial", &gather_binomial, &gather_binomial_now},
     {Coll::gather, "linear", &gather_linear, &gather_linear_now},
+    {Coll::gather, "hierarchical", &gather_hierarchical},
     {Coll::gatherv, "linear", &gather_linear},
     {Coll::scatter, "shm", &scatter_shm, &scatter_shm_now},
     {Coll::scatter, "cma", &scatter_cma},

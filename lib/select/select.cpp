@@ -353,6 +353,16 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // it split_rail by more (recursive doubling 0.85x and 0.71x), so
 // split_rail's worst ratio is the better one. 128 ranks and more were not
 // measured with the new node levels and keep their rules.
+// The gather on 64-512 ranks of 8 or more per node: the node-aware form
+// (each node's leader sends its node's blocks in one message; the mirror
+// of the scatter's above) at every size, where the binomial tree (below 64
+// KiB) and linear took turns. 64 x 8, us, no per-message cost | 0.3 us,
+// hierarchical / binomial / linear: 4 KiB 3.2 / 13.1 / 2.7 | 24.5 / 18.2 /
+// 154.8, 32 KiB 3.7 / 13.7 / 3.0 | 25.0 / 18.8 / 154.8, 256 KiB 8.3 / 18.2
+// / 7.6 | 29.6 / 22.7 / 156.2, 2 MiB 44.4 / 54.4 / 43.7 | 65.7 / 58.0 /
+// 192.4 (docs/benchmarks/2026-11-28-sim-regret.md). No form wins at both
+// costs; the node-aware one's worst ratio to the better of the other two
+// (0.74-0.88) is the best (the rules before: 0.15-0.30).
 constexpr const char* kDefaultRules =
     "allreduce/nodes/ppn=1-1/n=9-inf:0-64k:recursive_doubling,64k-inf:rabenseifner;"
     "bcast/nodes/ppn=1-1/n=9-inf:0-128k:binomial,128k-inf:scatter_allgather;"
@@ -393,6 +403,7 @@ constexpr const char* kDefaultRules =
     "alltoallv:0-inf:pairwise;"
     "gather:0-inf:engine,0-inf:shm;gather/n=1-2:0-inf:linear;gather/nodes/n=1-4:0-2k:binomial,2k-inf:linear;"
     "gather/nodes/n=5-8:4k-inf:linear;gather/nodes/n=9-16:8k-inf:linear;"
+    "gather/nodes/ppn=8-inf/n=64-512:0-inf:hierarchical;"
     "gather:0-64k:binomial,64k-inf:linear;"
     "gatherv:0-inf:linear;"
     "scatter:0-inf:engine;scatter/n=1-2:0-inf:shm,0-inf:linear;scatter:0-512k:shm,512k-inf:cma;scatter/nodes/n=1-4:4k-inf:linear;"
@@ -738,6 +749,9 @@ const std::vector<AlgoDesc>& algorithms() {
        false, cma_area},
       {Coll::gather, "binomial", "binomial tree towards the root, subtrees forward what they gathered", false, any},
       {Coll::gather, "linear", "every rank sends its block straight to the root", true, any},
+      {Coll::gather, "hierarchical",
+       "node-aware: each node's leader collects its node's blocks and sends them to the root in one message "
+       "(MVAPICH2's two-level gather)", false, any},
       // gatherv
       {Coll::gatherv, "linear", "every rank sends its block straight to the root", true, any},
       // scatter

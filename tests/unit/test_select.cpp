@@ -287,6 +287,17 @@ TEST_CASE("allreduce across nodes: recursive doubling to 128 KiB, Rabenseifner a
   CHECK(across(t, ar, 4, 8, 32 << 10) == "split_rail");          // 32 ranks: the rules measured on few nodes
 }
 
+TEST_CASE("gather across nodes: the node-aware form on 64-512 ranks of 8 per node", "[select]") {
+  Table t;
+  REQUIRE(Table::make("", &t));
+  const Coll g = Coll::gather;
+  CHECK(across(t, g, 64, 8, 4 << 10) == "hierarchical");
+  CHECK(across(t, g, 8, 8, 64 << 20) == "hierarchical");
+  CHECK(across(t, g, 128, 8, 4 << 10) == "binomial");  // 1024 ranks: as before
+  CHECK(across(t, g, 64, 1, 1 << 20) == "linear");     // one rank per node
+  CHECK(across(t, g, 2, 2, 1 << 10) == "binomial");    // the emulated cluster's rules
+}
+
 TEST_CASE("bcast and reduce across nodes: the node-aware form to 64 KiB on 64+ ranks of 8 per node", "[select]") {
   Table t;
   REQUIRE(Table::make("", &t));

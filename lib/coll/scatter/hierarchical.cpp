@@ -33,9 +33,7 @@ Sched scatter_hierarchical(Context& ctx, const CollArgs& a, std::uint32_t seq) {
     }
     // Every other node: its ranks' blocks in one message to its leader,
     // packed where its ranks are not consecutive.
-    std::size_t pack_bytes = 0;
-    for (int j = 0; j < t.num_nodes; ++j)
-      if (j != x && !t.consecutive(j)) pack_bytes += t.ranks_on[static_cast<std::size_t>(j)].size() * B;
+    const std::size_t pack_bytes = t.unconsecutive_ranks(x) * B;
     void* pack = nullptr;
     if (pack_bytes > 0) DUCT_CO_TRY(ctx.scratch(a.send_kind, pack_bytes, 2, &pack));
     std::size_t packed = 0;
