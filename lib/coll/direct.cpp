@@ -44,6 +44,12 @@ Sched direct_reduce_scatter(Context& ctx, Link link, const void* src, void* dst,
   const int L = link.g.n, l = link.g.me;
   const std::size_t esz = elem_size(dt.elem);
   const auto mine = static_cast<std::size_t>(l);
+  if (L == 1) {  // nothing to exchange or sum: the block is this rank's input
+    const std::size_t off = blocks.off[mine] * esz;
+    if (blocks.len[mine] > 0 && at(dst, off) != at(src, off))
+      DUCT_CO_TRY(copy_local(at(dst, off), kind, at(src, off), kind, blocks.len[mine] * esz));
+    co_return Status::ok();
+  }
   const std::size_t per = std::max<std::size_t>(1, kPieceBytes / esz);  // elements per piece of a block
   std::size_t pieces = 0;  // the most any block needs: every member takes part in each exchange
   for (std::size_t len : blocks.len) pieces = std::max(pieces, (len + per - 1) / per);
@@ -80,10 +86,6 @@ Sched direct_reduce_scatter(Context& ctx, Link link, const void* src, void* dst,
     DUCT_CO_TRY(co_await wait(reqs));
     if (len == 0) continue;
     void* out = at(dst, lo * esz);
-    if (L == 1) {
-      DUCT_CO_TRY(copy_local(out, kind, part(0), kind, len * esz));
-      continue;
-    }
     memory::Fence fence;
     for (int m = 1; m < L; ++m) {
       DUCT_CO_TRY(reduce_local(out, m == 1 ? part(0) : out, part(m), len, dt, op, kind, &fence));
