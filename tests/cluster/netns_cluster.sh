@@ -30,7 +30,7 @@ mpi() { timeout 600 mpirun "${args[@]}" -np 4 -npernode 2 "$@"; }
 echo "== duct-info on 2 nodes x 2 ranks"
 info=$(mpi "$build/apps/duct-info") || fail "duct-info failed"
 echo "$info" | sed -n '/rank(s) on/,/^DUCT_LOG/p' | grep -v '^DUCT_LOG'
-echo "$info" | grep -q '^# 4 rank(s) on 2 node(s)' || fail "not 2 nodes"
+grep -q '^# 4 rank(s) on 2 node(s)' <<<"$info" || fail "not 2 nodes"
 # The channel of every pair, from each rank's "-> rank j kind" lines.
 echo "$info" | awk '
   /^rank [0-9]/ { me = $2; host[me] = $4 }
@@ -141,7 +141,7 @@ for c in allreduce bcast reduce allgather reduce_scatter alltoall; do
   for r in 0 3; do
     out=$(mpi -x DUCT_LOG=info "$build/apps/duct-bench" -d host -C "$c" -r "$r" -b 9000004 -e 9000004 -n 2 -w 1 2>&1) ||
       { echo "$out" | tail -5; fail "duct-bench $c failed"; }
-    echo "$out" | grep -q "split_rail" || fail "$c did not run split_rail"
+    grep -q "split_rail" <<<"$out" || fail "$c did not run split_rail"
     echo "$out" | awk '$1 ~ /^[0-9]+$/ && NF > 12 { rows++; if ($9 != 0 || ($13 != 0 && $13 != "-")) bad = 1 } END { exit bad || rows == 0 }' ||
       { echo "$out" | grep -v "^\[duct"; fail "duct-bench $c root $r found wrong elements"; }
   done

@@ -17,7 +17,7 @@ cluster_up 2
 for i in $(seq 1 40); do
   out=$(timeout 60 mpirun "${args[@]}" -np 4 --map-by node "$exe" 2>&1)
   rc=$?
-  echo "$out" | grep -q "first_then_finalize: ok" && [ $rc -eq 0 ] || {
+  grep -q "first_then_finalize: ok" <<<"$out" && [ $rc -eq 0 ] || {
     echo "$out" | grep -v '^\s*$' | tail -8
     fail "run $i of 40: rc $rc"
   }

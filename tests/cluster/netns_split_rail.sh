@@ -28,7 +28,7 @@ run() {
   local algo=$1 c=$2 r=$3 bytes=$4 out
   out=$(timeout 300 mpirun "${args[@]}" -np "$np" -npernode 2 -x DUCT_LOG=info "$build/apps/duct-bench" -d host \
     -C "$c" -r "$r" -b "$bytes" -e "$bytes" -n 2 -w 1 2>&1) || { echo "$out" | tail -5; fail "duct-bench $c failed"; }
-  echo "$out" | grep -q "$algo" || fail "$c ($bytes bytes) did not run $algo"
+  grep -q "$algo" <<<"$out" || fail "$c ($bytes bytes) did not run $algo"
   echo "$out" | awk '$1 ~ /^[0-9]+$/ && NF > 12 { rows++; if ($9 != 0 || ($13 != 0 && $13 != "-")) bad = 1 } END { exit bad || rows == 0 }' ||
     { echo "$out" | grep -v "^\[duct"; fail "duct-bench $c [$algo] root $r, $bytes bytes: wrong elements"; }
   echo "$c [$algo] root $r $bytes bytes: 0 wrong"

@@ -37,7 +37,7 @@ for pml in "${pmls[@]}"; do
     echo "[$placement $pml]"
     echo "$out" | grep -v '^\s*$' | tail -3
     [ $rc -ne 124 ] || fail "hung ($placement $pml): a rank kept its last message back"
-    [ $rc -eq 0 ] && echo "$out" | grep -q "tail_progress: .*: ok" || fail "tail_progress failed ($placement $pml, rc $rc)"
+    [ $rc -eq 0 ] && grep -q "tail_progress: .*: ok" <<<"$out" || fail "tail_progress failed ($placement $pml, rc $rc)"
   done
 done
 echo PASS

@@ -13,7 +13,8 @@ trap 'rm -rf "$tmp"' EXIT
 # meson test points LD_LIBRARY_PATH at the build tree: nothing may use it here.
 unset LD_LIBRARY_PATH
 fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# Failures go to stderr too: a CI summary that shortens stdout still shows them.
+fail() { echo "FAIL: $*"; echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 ok() { echo "ok: $*"; }
 
 meson install -C "$build" --destdir "$tmp/dest" --no-rebuild --quiet >"$tmp/install.log" 2>&1 ||
@@ -46,14 +47,14 @@ if [ -n "${EXPECT_UCX_LIBDIR:-}" ]; then
   case $(readlink -f "$ucp") in "$(readlink -f "$EXPECT_UCX_LIBDIR")"/*) ok "libduct loads UCX from $EXPECT_UCX_LIBDIR" ;;
     *) readelf -d "$libdir/libduct.so" | grep -i path; fail "libduct loads UCX from '$ucp', not $EXPECT_UCX_LIBDIR" ;; esac
 fi
-v=$("$prefix/bin/duct-info" --version) && echo "$v" | grep -q '^duct [0-9]*\.[0-9]*\.[0-9]*' &&
+v=$("$prefix/bin/duct-info" --version) && grep -q '^duct [0-9]*\.[0-9]*\.[0-9]*' <<<"$v" &&
   ok "duct-info --version: $v" || fail "duct-info --version: $v"
 "$mpirun" -np 2 "$prefix/bin/duct-info" >"$tmp/info.log" 2>&1 && ok "mpirun -np 2 duct-info" ||
-  { cat "$tmp/info.log"; fail "mpirun -np 2 duct-info"; }
+  { cat "$tmp/info.log" >&2; fail "mpirun -np 2 duct-info"; }
 dry=$("$prefix/bin/duct-run" --dry-run -np 2 -- /bin/true 2>&1)
-echo "$dry" | grep -q "duct-info: $prefix/bin/duct-info\$" && ok "duct-run uses the installed duct-info" ||
+grep -q "duct-info: $prefix/bin/duct-info\$" <<<"$dry" && ok "duct-run uses the installed duct-info" ||
   { echo "$dry"; fail "duct-run --dry-run does not use the installed duct-info"; }
-echo "$dry" | grep -q "mpirun .*-np 2 .*$prefix/bin/duct-run --rank -- /bin/true" && ok "duct-run --dry-run" ||
+grep -q "mpirun .*-np 2 .*$prefix/bin/duct-run --rank -- /bin/true" <<<"$dry" && ok "duct-run --dry-run" ||
   { echo "$dry"; fail "duct-run --dry-run command line"; }
 grep -q "^DUCT_PREFIX=\${DUCT_PREFIX:-/" "$prefix/share/duct/slurm/duct-1node.sbatch" &&
   ok "the installed batch scripts know the prefix" || fail "the installed batch scripts lack the prefix"
@@ -74,7 +75,7 @@ if [ -n "$pkg" ]; then
     if PYTHONPATH="$(dirname "$(dirname "$pkg")")" DUCT_LIBRARY="$libdir/libduct.so" \
          "$mpirun" -np 2 -x PYTHONPATH -x DUCT_LIBRARY "$py" -c "$code" >"$tmp/py.log" 2>&1 &&
        [ "$(grep -o "python: PASS" "$tmp/py.log" | wc -l)" -eq 2 ]; then ok "the installed Python package at 2 ranks"
-    else cat "$tmp/py.log"; fail "the installed Python package at 2 ranks"; fi
+    else cat "$tmp/py.log" >&2; fail "the installed Python package at 2 ranks"; fi
   fi
 fi
 
@@ -89,20 +90,20 @@ run_app() {  # run_app NAME EXE
   if "$mpirun" -np 2 "$2" "$1" >"$tmp/$1.log" 2>&1 && [ "$(grep -c "^$1: rank [01] of 2: PASS" "$tmp/$1.log")" -eq 2 ]; then
     ok "$1 at 2 ranks"
   else
-    cat "$tmp/$1.log"; fail "$1 at 2 ranks"
+    cat "$tmp/$1.log" >&2; fail "$1 at 2 ranks"
   fi
 }
 if b make -s app-make >"$tmp/make.log" 2>&1; then run_app pkg-config-make ./app-make
-else cat "$tmp/make.log"; fail "the Makefile consumer (pkg-config) does not build"; fi
+else cat "$tmp/make.log" >&2; fail "the Makefile consumer (pkg-config) does not build"; fi
 if command -v cmake >/dev/null; then
   if b cmake -S . -B cm -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/cmake.log" 2>&1 && b cmake --build cm >>"$tmp/cmake.log" 2>&1; then
     run_app cmake-find-package cm/app-cmake
-  else cat "$tmp/cmake.log"; fail "the CMake consumer (find_package) does not build"; fi
+  else cat "$tmp/cmake.log" >&2; fail "the CMake consumer (find_package) does not build"; fi
 else
   fail "cmake not found (Debian package cmake)"
 fi
 if b meson setup ms >"$tmp/meson.log" 2>&1 && b ninja -C ms >>"$tmp/meson.log" 2>&1; then run_app meson-dependency ms/app-meson
-else cat "$tmp/meson.log"; fail "the meson consumer (dependency('duct')) does not build"; fi
+else cat "$tmp/meson.log" >&2; fail "the meson consumer (dependency('duct')) does not build"; fi
 
 [ $fails -eq 0 ] && echo "PASS: install and consume" || echo "FAILED: $fails check(s)"
 [ $fails -eq 0 ]

@@ -59,8 +59,8 @@ export PKG_CONFIG_PATH=$sites/ucx/lib/pkgconfig:$sites/ompi/lib/pkgconfig
 echo "ucx: \$(pkg-config --cflags ucx); MPI: \$(pkg-config --cflags ompi-c)"
 s=\$(date +%s)
 meson setup "$tmp/build" "$src" --prefix=/opt/duct-site -Dcuda=disabled -Dtests=false -Dlto=disabled \
-  >"$tmp/setup.log" 2>&1 || { tail -30 "$tmp/setup.log"; echo "FAIL: meson setup"; exit 1; }
-ninja -C "$tmp/build" >"$tmp/build.log" 2>&1 || { grep -B2 -A8 -m3 "error" "$tmp/build.log"; echo "FAIL: duct does not build"; exit 1; }
+  >"$tmp/setup.log" 2>&1 || { tail -30 "$tmp/setup.log" >&2; echo "FAIL: meson setup" >&2; exit 1; }
+ninja -C "$tmp/build" >"$tmp/build.log" 2>&1 || { grep -B2 -A8 -m3 "error" "$tmp/build.log" >&2; echo "FAIL: duct does not build" >&2; exit 1; }
 echo "ok: duct built against the relocated MPI and UCX in \$((\$(date +%s) - s)) s"
 # The installed tree and its consumers (OPAL_PREFIX: Open MPI's wrappers,
 # which CMake's FindMPI asks, then read the relocated prefix).

@@ -44,7 +44,7 @@ for f in "$host" "$device"; do
   layout=$(expect_layout "$f" "$png") || { echo "$layout"; exit 1; }
   echo "$layout" | head -1
   want=$(echo "$layout" | tail -1)
-  echo "$out" | grep -qF "panel(s): $want)" || fail "duct-plot drew panels other than the input's collectives ($want)"
+  grep -qF "panel(s): $want)" <<<"$out" || fail "duct-plot drew panels other than the input's collectives ($want)"
 done
 
 cat "$host" | "$plot" -o "$tmp/stdin.png" >/dev/null || fail "standard input"
@@ -58,8 +58,8 @@ bad() {  # NAME EXPECTED-TEXT: duct-plot must fail on $tmp/NAME with exit 2 and 
   msg=$("$plot" "$tmp/$1" -o "$tmp/$1.png" 2>&1)
   rc=$?
   [ $rc -eq 2 ] || fail "$1: exit $rc, expected 2 ($msg)"
-  echo "$msg" | grep -qF "$tmp/$1" || fail "$1: the message does not name the file: $msg"
-  echo "$msg" | grep -qiF "$2" || fail "$1: the message does not say '$2': $msg"
+  grep -qF "$tmp/$1" <<<"$msg" || fail "$1: the message does not name the file: $msg"
+  grep -qiF "$2" <<<"$msg" || fail "$1: the message does not say '$2': $msg"
   [ ! -e "$tmp/$1.png" ] || fail "$1: a PNG was written for bad input"
   echo "$1: $msg"
 }

@@ -11,4 +11,4 @@ command -v smpirun >/dev/null || { echo "SKIP: no smpirun (apt-get install libsi
 "$sim" cc "$root/examples/sim_app.c" -o "$1/sim_app.so" || exit 1
 out=$("$sim" run -N 3 -ppn 4 -- "$1/sim_app.so" 4096 2>&1)
 echo "$out" | grep -v '^\[' | tail -5
-echo "$out" | grep -q '^sim_app: OK' || { echo "$out" | tail -30; exit 1; }
+grep -q '^sim_app: OK' <<<"$out" || { echo "$out" | tail -30; exit 1; }
