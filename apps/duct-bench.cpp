@@ -32,6 +32,7 @@
 #include "bench_data.hpp"
 #include "core/comm.hpp"
 #include "core/config.hpp"
+#include "core/sim.hpp"
 #include "duct/duct.h"
 #include "duct/duct_stream.h"
 #include "memory/cuda.hpp"
@@ -638,6 +639,19 @@ int main(int argc, char** argv) {
     };
     auto timed_block = [&](const std::function<int()>& call, int iters) -> double {
       MPI_Barrier(MPI_COMM_WORLD);
+#ifdef DUCT_SIM
+      // Simulated ranks leave MPI_Barrier at different instants (SMPI's
+      // ompi barrier at 256-384 ranks: 10-13 us apart), and with -n 1 the
+      // slowest rank's time would carry that skew. Every rank starts at one
+      // simulated instant instead: 1 ms after the latest exit, each waiting
+      // there as simulated computation (sim::compute).
+      {
+        const double out = MPI_Wtime();
+        double latest = out;
+        MPI_Allreduce(&out, &latest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        duct::sim::compute(latest + 1e-3 - MPI_Wtime());
+      }
+#endif
       const double t0 = MPI_Wtime();
       for (int i = 0; i < iters; ++i) call();
       settle();

@@ -147,6 +147,22 @@ Sched gather_cma(Context&, const CollArgs&, std::uint32_t);
 Sched gather_binomial(Context&, const CollArgs&, std::uint32_t);
 Sched gather_linear(Context&, const CollArgs&, std::uint32_t);
 Sched gather_hierarchical(Context&, const CollArgs&, std::uint32_t);
+// The radix of the node leaders' tree of the node-aware gather and scatter
+// (coll/node_tree.hpp) for `total` bytes gathered or scattered in all:
+// ceil(sqrt(N)) (two levels) on kNodeTreeMinNodes nodes or more up to
+// `max_total` bytes, else N (flat: every leader and the root directly);
+// DUCT_NODE_TREE_RADIX overrides (1: flat, k >= 2: radix k).
+// The tree's root handles 2 (k - 1) messages instead of N - 1, for one more
+// hop: on 64 simulated nodes x 8 ranks, with 0.3 us of CPU per message, the
+// gather at 4 KiB took 12.0 us over the tree against 24.5 flat, and 5.1
+// against 3.2 with no cost per message; on 16 and 32 nodes the flat form
+// was the better one at either cost (docs/benchmarks/2026-11-29-sim-trees.md).
+// From 2 MiB the scatter's relays cost more than the tree saves (64 x 8:
+// 54.0 against 47.4 us, 59.3 against 52.4).
+inline constexpr int kNodeTreeMinNodes = 64;
+inline constexpr std::size_t kGatherTreeMaxBytes = ~std::size_t{0};
+inline constexpr std::size_t kScatterTreeMaxBytes = 1 << 20;
+int node_tree_radix(const Context& ctx, std::size_t total, std::size_t max_total);
 Sched scatter_shm(Context&, const CollArgs&, std::uint32_t);
 Sched scatter_cma(Context&, const CollArgs&, std::uint32_t);
 Sched scatter_binomial(Context&, const CollArgs&, std::uint32_t);

@@ -58,14 +58,6 @@ struct Topology {
     const std::vector<int>& on = ranks_on[static_cast<std::size_t>(j)];
     return on.back() - on.front() + 1 == static_cast<int>(on.size());
   }
-  // The ranks of the nodes other than `skip` whose ranks are not
-  // consecutive (what a rooted node-aware form packs or unpacks).
-  std::size_t unconsecutive_ranks(int skip) const {
-    std::size_t ranks = 0;
-    for (int j = 0; j < num_nodes; ++j)
-      if (j != skip && !consecutive(j)) ranks += ranks_on[static_cast<std::size_t>(j)].size();
-    return ranks;
-  }
 };
 
 // How setup code waits for a nonblocking MPI request it started: the

@@ -54,6 +54,11 @@ constexpr Var kTable[] = {
      "forms, and the flat binomial ones): 2 is the binomial tree, k > 2 the k-nomial tree, ceil(log_k n) levels of "
      "up to k - 1 messages from each sender (a reduce receives a level's children at once); 4 as MVAPICH2's and "
      "UCC's default; on one node always 2"},
+    {"DUCT_NODE_TREE_RADIX", Kind::integer, "0", nullptr, true,
+     "radix k of the node leaders' tree of the node-aware gather and scatter (each leader sends or receives its "
+     "subtree's blocks in one message): 0 chooses (ceil(sqrt(nodes)), two levels, on 64 nodes or more, up to 1 "
+     "MiB in all for the scatter; else flat), 1 is flat (every leader and the root directly, as MVAPICH2's "
+     "two-level forms), k >= 2 that radix at every size"},
     {"DUCT_YIELD", Kind::choice, "auto", "auto|spin|yield", false,
      "waiting ranks: spin, yield the core after a few idle polls, or auto (yield when a machine "
      "has more ranks than cores; ranks of one kernel count together, even under different host names)"},
@@ -274,6 +279,7 @@ Status apply(const Var& v, const char* value, Config* c) {
   if (name == "DUCT_ENGINE_BLOCKS") return long_field(&c->engine_blocks, 0, 1L << 16, "an integer from 0 to 65536");
   if (name == "DUCT_IPC_CACHE_SIZE") return long_field(&c->ipc_cache_size, 1, 1L << 20, "an integer from 1 to 1048576");
   if (name == "DUCT_TREE_RADIX") return long_field(&c->tree_radix, 2, 64, "an integer from 2 to 64");
+  if (name == "DUCT_NODE_TREE_RADIX") return long_field(&c->node_tree_radix, 0, 1L << 20, "an integer from 0 to 1048576");
   if (name == "DUCT_PIPELINE_DEPTH") return long_field(&c->pipeline_depth, 1, 64, "an integer from 1 to 64");
   return make_error(Errc::internal, "config row %s has no parser", v.name);
 }

@@ -41,6 +41,7 @@ struct Config {
   size_t pipeline_chunk = 1u << 20;  // DUCT_PIPELINE_CHUNK
   long pipeline_depth = 4;           // DUCT_PIPELINE_DEPTH
   long tree_radix = 4;               // DUCT_TREE_RADIX
+  long node_tree_radix = 0;          // DUCT_NODE_TREE_RADIX (0: chosen by node count and size)
   size_t eager_limit = 8u << 10;     // DUCT_EAGER_LIMIT
   size_t ring_segment = 1u << 20;    // DUCT_RING_SEGMENT
   size_t rail_segment_min = 16u << 10;  // DUCT_RAIL_SEGMENT_MIN

@@ -351,8 +351,20 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // 61.2 (73.2) / - / 57.4 (pipelined 44.5). Below 64 KiB with the cost,
 // recursive doubling was ahead (0.90x and 0.96x for split_rail); without
 // it split_rail by more (recursive doubling 0.85x and 0.71x), so
-// split_rail's worst ratio is the better one. 128 ranks and more were not
-// measured with the new node levels and keep their rules.
+// split_rail's worst ratio is the better one. On 16, 32 and 64 nodes of 8
+// (2026-11-29, duct-bench's timed calls now starting on every rank at one
+// simulated instant; docs/benchmarks/2026-11-29-sim-trees.md), us,
+// split_rail / recursive doubling / Rabenseifner, no cost | 0.3 us:
+// 16 x 8, 32 KiB 10.5 / 14.0 / 22.3 | 20.3 / 18.2 / 30.7, 256 KiB 13.9 /
+// 34.9 / 24.4 | 23.1 / 37.0 / 31.6, 2 MiB 40.6 / - / 40.9 | 45.9 / - / 46.3;
+// 32 x 8, 32 KiB 12.6 / 16.7 / 26.3 | 23.0 / 21.5 / 35.9, 256 KiB 16.6 /
+// 42.4 / 28.4 | 26.4 / 44.8 / 36.8, 2 MiB 48.2 / - / 45.3 | 53.8 / - /
+// 51.9; 64 x 8, 32 KiB 17.7 / 22.4 / 33.3 | 26.9 / 27.8 / -, 256 KiB 22.2 /
+// 52.9 / 35.5 | 30.9 / 55.6 / 45.1, 1 MiB 37.9 / - / 42.7, 2 MiB 58.6 / - /
+// 52.4 | 63.3 / - / 60.2. So split_rail from 16 KiB to 4 MiB on 64 and 128
+// ranks, to 2 MiB on 256 and 512; below 16 KiB recursive doubling keeps
+// the better worst ratio (0.91-0.94 without the cost against split_rail's
+// 0.77-0.93 with it, 8 B-4 KiB). 1024 ranks and more keep their rules.
 // The gather on 64-512 ranks of 8 or more per node: the node-aware form
 // (each node's leader sends its node's blocks in one message; the mirror
 // of the scatter's above) at every size, where the binomial tree (below 64
@@ -362,7 +374,15 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // / 7.6 | 29.6 / 22.7 / 156.2, 2 MiB 44.4 / 54.4 / 43.7 | 65.7 / 58.0 /
 // 192.4 (docs/benchmarks/2026-11-28-sim-regret.md). No form wins at both
 // costs; the node-aware one's worst ratio to the better of the other two
-// (0.74-0.88) is the best (the rules before: 0.15-0.30).
+// (0.74-0.88) is the best (the rules before: 0.15-0.30). From 64 nodes its
+// leaders form a two-level k-nomial tree (coll/collectives.hpp,
+// node_tree_radix), and on 128 x 8 (1024 ranks) that form, us, no cost |
+// 0.3 us, tree / flat / binomial / linear: 4 KiB 5.1 / 3.3 / - / 3.4 | 14.1
+// / 44.1 / 23.1 / -, 32 KiB 5.7 / 3.8 / - / 3.2 | 14.7 / 44.6 / 23.7 / -,
+// 256 KiB 10.1 / 8.4 / - / 8.0 | 18.9 / 49.2 / 27.6 / -, 2 MiB 45.4 / 44.8
+// / - / 44.3 | 50.5 / 85.6 / 63.2 / - (docs/benchmarks/2026-11-29-sim-
+// trees.md): worst ratio 0.57-0.98, the rules before (binomial, then
+// linear, which pays 0.3 us 1023 times at the root) about 0.2-0.6.
 constexpr const char* kDefaultRules =
     "allreduce/nodes/ppn=1-1/n=9-inf:0-64k:recursive_doubling,64k-inf:rabenseifner;"
     "bcast/nodes/ppn=1-1/n=9-inf:0-128k:binomial,128k-inf:scatter_allgather;"
@@ -378,7 +398,7 @@ constexpr const char* kDefaultRules =
     "reduce_scatter_block/nodes/n=64-127:16k-16m:recursive_halving;"
     "reduce_scatter_block/nodes/n=128-inf:16k-inf:recursive_halving;"
     "reduce_scatter/nodes/n=64-127:16k-16m:recursive_halving;reduce_scatter/nodes/n=128-inf:16k-inf:recursive_halving;"
-    "allreduce/nodes/pow2/ppn=8-inf/n=64-127:16k-4m:split_rail;"
+    "allreduce/nodes/pow2/ppn=8-inf/n=64-128:16k-4m:split_rail;allreduce/nodes/pow2/ppn=8-inf/n=256-512:16k-2m:split_rail;"
     "allreduce/nodes/pow2/n=64-inf:0-128k:recursive_doubling,4m-inf:pipelined_rabenseifner,128k-inf:rabenseifner;"
     "allreduce/nodes/n=128-inf:16k-128k:recursive_doubling;"
     "allreduce/nodes:0-16k:hierarchical,16k-inf:split_rail,64k-inf:hierarchical;"
@@ -403,7 +423,7 @@ constexpr const char* kDefaultRules =
     "alltoallv:0-inf:pairwise;"
     "gather:0-inf:engine,0-inf:shm;gather/n=1-2:0-inf:linear;gather/nodes/n=1-4:0-2k:binomial,2k-inf:linear;"
     "gather/nodes/n=5-8:4k-inf:linear;gather/nodes/n=9-16:8k-inf:linear;"
-    "gather/nodes/ppn=8-inf/n=64-512:0-inf:hierarchical;"
+    "gather/nodes/ppn=8-inf/n=64-1024:0-inf:hierarchical;"
     "gather:0-64k:binomial,64k-inf:linear;"
     "gatherv:0-inf:linear;"
     "scatter:0-inf:engine;scatter/n=1-2:0-inf:shm,0-inf:linear;scatter:0-512k:shm,512k-inf:cma;scatter/nodes/n=1-4:4k-inf:linear;"
@@ -750,8 +770,9 @@ const std::vector<AlgoDesc>& algorithms() {
       {Coll::gather, "binomial", "binomial tree towards the root, subtrees forward what they gathered", false, any},
       {Coll::gather, "linear", "every rank sends its block straight to the root", true, any},
       {Coll::gather, "hierarchical",
-       "node-aware: each node's leader collects its node's blocks and sends them to the root in one message "
-       "(MVAPICH2's two-level gather)", false, any},
+       "node-aware: each node's leader collects its node's blocks; the leaders send them to the root in one message "
+       "each (MVAPICH2's two-level gather), from 64 nodes over a two-level k-nomial tree of the leaders, each "
+       "forwarding its subtree's blocks in one message", false, any},
       // gatherv
       {Coll::gatherv, "linear", "every rank sends its block straight to the root", true, any},
       // scatter
@@ -770,7 +791,8 @@ const std::vector<AlgoDesc>& algorithms() {
       {Coll::scatter, "linear", "the root sends each block straight to its rank", true, any},
       {Coll::scatter, "hierarchical",
        "node-aware: the root sends each other node its ranks' blocks in one message to the node's leader, which "
-       "hands them out (MVAPICH2's two-level scatter)", false, any},
+       "hands them out (MVAPICH2's two-level scatter); from 64 nodes, up to 1 MiB in all, down a two-level "
+       "k-nomial tree of the leaders, each receiving its subtree's blocks in one message", false, any},
       // scatterv
       {Coll::scatterv, "linear", "the root sends each block straight to its rank", true, any},
       // barrier

@@ -10,6 +10,7 @@
 
 #include "channel/ucx.hpp"
 #include "coll/common.hpp"
+#include "coll/node_tree.hpp"
 #include "select/select.hpp"
 
 using namespace duct;
@@ -225,6 +226,55 @@ std::vector<Topology> topologies(const std::vector<int>& sizes, bool by_node) {
   return per_rank;
 }
 }  // namespace
+
+TEST_CASE("node leaders' trees: children's subtrees tile their parent's, blocks packed in member order", "[schedule]") {
+  for (const auto& sizes : std::vector<std::vector<int>>{
+           {2}, {2, 2}, {3, 1, 2}, {2, 2, 2, 2, 2}, {1, 3, 2, 2, 1, 4, 2}, {4, 4, 4, 4, 4, 4, 4, 4, 4}}) {
+    for (bool by_node : {false, true}) {
+      const Topology t = topologies(sizes, by_node)[0];
+      const int N = t.num_nodes;
+      for (int root = 0; root < t.size; ++root)
+        for (int k : {2, 3, 4, 64}) {
+          INFO("nodes " << N << " root " << root << " radix " << k << (by_node ? " mapped by node" : ""));
+          const coll::NodeTree nt(t, root, k);
+          CHECK(nt.node(0) == t.node_of[static_cast<std::size_t>(root)]);
+          CHECK(nt.leader(0) == root);
+          CHECK(nt.end(0) == N);
+          CHECK(nt.ranks(0, N) == static_cast<std::size_t>(t.size));
+          for (int v = 0; v < N; ++v) {
+            CHECK(nt.member(nt.node(v)) == v);
+            if (v > 0) CHECK(nt.leader(v) == t.ranks_on[static_cast<std::size_t>(nt.node(v))].front());
+            // v itself, then its children's subtrees in order, tile [v, end(v)).
+            int next = v + 1;
+            nt.children(v, [&](int c, int e) {
+              CHECK(c == next);
+              CHECK(e > c);
+              CHECK(nt.tree.parent(c) == v);
+              CHECK(nt.end(c) == e);
+              next = e;
+            });
+            CHECK(next == nt.end(v));
+            // run_start against the ranks written out in member order.
+            for (int e = v + 1; e <= N; ++e) {
+              std::vector<int> ranks;
+              for (int u = v; u < e; ++u)
+                for (int r : t.ranks_on[static_cast<std::size_t>(nt.node(u))]) ranks.push_back(r);
+              CHECK(ranks.size() == nt.ranks(v, e));
+              bool run = true;
+              for (std::size_t i = 1; i < ranks.size(); ++i) run = run && ranks[i] == ranks[0] + static_cast<int>(i);
+              CHECK(nt.run_start(v, e) == (run ? ranks[0] : -1));
+            }
+          }
+          // k >= N: the flat tree, every other node a child of the root's.
+          if (k >= N) {
+            int children = 0;
+            nt.children(0, [&](int c, int e) { CHECK(e == c + 1); ++children; });
+            CHECK(children == N - 1);
+          }
+        }
+    }
+  }
+}
 
 TEST_CASE("port trees: every other node in one tree, each tree on one local index", "[schedule]") {
   for (const auto& sizes : std::vector<std::vector<int>>{

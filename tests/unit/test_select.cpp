@@ -256,20 +256,26 @@ TEST_CASE("reduce_scatter across nodes: recursive halving at 64+ ranks, the pipe
   }
 }
 
-TEST_CASE("allreduce across nodes: recursive doubling to 128 KiB, Rabenseifner above, pipelined from 4 MiB, on 64+ ranks (split_rail 16 KiB-4 MiB on 8 x 8)", "[select]") {
+TEST_CASE("allreduce across nodes: recursive doubling to 128 KiB, Rabenseifner above, pipelined from 4 MiB, on 64+ ranks (split_rail 16 KiB-4 MiB on 8 and 16 x 8, to 2 MiB on 32 and 64 x 8)", "[select]") {
   Table t;
   REQUIRE(Table::make("", &t));
   const Coll ar = Coll::allreduce;
   CHECK(across(t, ar, 16, 8, 8 << 10) == "recursive_doubling");  // a power of two: every size below 128 KiB
   CHECK(across(t, ar, 64, 8, 8) == "recursive_doubling");
   CHECK(across(t, ar, 12, 8, 8 << 10) == "hierarchical");        // 96 ranks, not a power of two
-  CHECK(across(t, ar, 16, 8, 16 << 10) == "recursive_doubling");
-  CHECK(across(t, ar, 64, 8, 64 << 10) == "recursive_doubling");
   CHECK(across(t, ar, 8, 8, 8 << 10) == "recursive_doubling");   // 64 ranks: below 16 KiB,
   CHECK(across(t, ar, 8, 8, 32 << 10) == "split_rail");          // then split_rail to 4 MiB
   CHECK(across(t, ar, 8, 8, 2 << 20) == "split_rail");
-  CHECK(across(t, ar, 64, 8, 128 << 10) == "rabenseifner");
-  CHECK(across(t, ar, 16, 8, 2 << 20) == "rabenseifner");
+  for (int nodes : {16, 32, 64}) {  // 128-512 ranks: split_rail from 16 KiB
+    CHECK(across(t, ar, nodes, 8, (16 << 10) - 4) == "recursive_doubling");
+    CHECK(across(t, ar, nodes, 8, 16 << 10) == "split_rail");
+    CHECK(across(t, ar, nodes, 8, 1 << 20) == "split_rail");
+  }
+  CHECK(across(t, ar, 16, 8, 2 << 20) == "split_rail");          // to 4 MiB on 128 ranks,
+  CHECK(across(t, ar, 32, 8, 2 << 20) == "rabenseifner");        // to 2 MiB on 256 and 512
+  CHECK(across(t, ar, 64, 8, 2 << 20) == "rabenseifner");
+  CHECK(across(t, ar, 128, 8, 16 << 10) == "recursive_doubling"); // 1024 ranks: as before
+  CHECK(across(t, ar, 128, 8, 128 << 10) == "rabenseifner");
   // From 4 MiB the pipelined two-level form, where every node holds the
   // same power of two of ranks; Rabenseifner's where they differ.
   CHECK(across(t, ar, 8, 8, 4 << 20) == "pipelined_rabenseifner");
@@ -287,13 +293,14 @@ TEST_CASE("allreduce across nodes: recursive doubling to 128 KiB, Rabenseifner a
   CHECK(across(t, ar, 4, 8, 32 << 10) == "split_rail");          // 32 ranks: the rules measured on few nodes
 }
 
-TEST_CASE("gather across nodes: the node-aware form on 64-512 ranks of 8 per node", "[select]") {
+TEST_CASE("gather across nodes: the node-aware form on 64-1024 ranks of 8 per node", "[select]") {
   Table t;
   REQUIRE(Table::make("", &t));
   const Coll g = Coll::gather;
   CHECK(across(t, g, 64, 8, 4 << 10) == "hierarchical");
   CHECK(across(t, g, 8, 8, 64 << 20) == "hierarchical");
-  CHECK(across(t, g, 128, 8, 4 << 10) == "binomial");  // 1024 ranks: as before
+  CHECK(across(t, g, 128, 8, 4 << 10) == "hierarchical");  // 1024 ranks: its leaders' tree
+  CHECK(across(t, g, 256, 8, 4 << 10) == "binomial");      // 2048 ranks: as before
   CHECK(across(t, g, 64, 1, 1 << 20) == "linear");     // one rank per node
   CHECK(across(t, g, 2, 2, 1 << 10) == "binomial");    // the emulated cluster's rules
 }

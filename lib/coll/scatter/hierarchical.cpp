@@ -1,16 +1,19 @@
-// Node-aware scatter: the root sends each other node its ranks' blocks in
-// one message, to that node's leader (its lowest rank), which hands every
-// rank of its node its block; on its own node the root sends each rank's
-// block itself. The root sends N - 1 + L - 1 messages instead of n - 1
-// (linear) and every block crosses the network once, in one of the
-// ceil(log2 n) steps' worth of a binomial tree's messages; MVAPICH2's
-// two-level scatter (`MPIR_Scatter_MV2_two_level_Direct`, its default
-// across nodes) has this shape. Any ranks per node (nodes may differ);
-// a node whose ranks are not consecutive in the communicator gets its
-// blocks packed by the root (a host or device copy per block).
+// Node-aware scatter: the root sends its node's ranks their blocks itself,
+// and the other nodes theirs down a k-nomial tree of the nodes' leaders
+// (coll/node_tree.hpp; a node's leader is its lowest rank): each leader
+// gets its subtree's blocks in one message from its parent's leader, sends
+// each child its subtree's share, hands every rank of its node its block
+// and keeps its own. Flat (the root to every leader directly: MVAPICH2's
+// two-level scatter, `MPIR_Scatter_MV2_two_level_Direct`, its default
+// across nodes) the root sends N - 1 + L - 1 messages; over the tree of
+// radix k, (k - 1) ceil(log_k N) + L - 1 (node_tree_radix chooses; the
+// mirror of gather/hierarchical.cpp). Any ranks per node (nodes may
+// differ); the root packs a subtree whose ranks are not consecutive in the
+// communicator (a host or device copy per block).
 #include <vector>
 
 #include "coll/collectives.hpp"
+#include "coll/node_tree.hpp"
 
 namespace duct::coll {
 
@@ -18,58 +21,69 @@ Sched scatter_hierarchical(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   const Topology& t = ctx.topo;
   const int n = ctx.size(), me = ctx.rank(), root = a.root;
   const std::size_t B = a.bytes;
-  const int x = t.node_of[static_cast<std::size_t>(root)], i = t.node;
+  const NodeTree nt(t, root, node_tree_radix(ctx, B * static_cast<std::size_t>(n), kScatterTreeMaxBytes));
+  const int v = nt.member(t.node);
   Link link{ctx, seq, Group{nullptr, n, me}};
   auto block = [&](int r) { return at(a.sendbuf, static_cast<std::size_t>(r) * B); };
   std::vector<Request> reqs;
   if (me == root) {
     if (!a.in_place) DUCT_CO_TRY(copy_local(a.recvbuf, a.recv_kind, block(me), a.send_kind, B));
     if (B == 0) co_return Status::ok();
-    // This node's ranks, one message each.
-    for (int r : t.ranks_on[static_cast<std::size_t>(x)]) {
+    for (int r : nt.ranks_of(0)) {  // this node's ranks, one message each
       if (r == me) continue;
       reqs.emplace_back();
       DUCT_CO_TRY(link.send(r, block(r), B, a.send_kind, 0, &reqs.back()));
     }
-    // Every other node: its ranks' blocks in one message to its leader,
-    // packed where its ranks are not consecutive.
-    const std::size_t pack_bytes = t.unconsecutive_ranks(x) * B;
+    // Each child's subtree in one message to its leader, packed where its
+    // ranks are not consecutive.
+    std::size_t pack_bytes = 0;
+    nt.children(0, [&](int c, int e) {
+      if (nt.run_start(c, e) < 0) pack_bytes += nt.ranks(c, e) * B;
+    });
     void* pack = nullptr;
     if (pack_bytes > 0) DUCT_CO_TRY(ctx.scratch(a.send_kind, pack_bytes, 2, &pack));
     std::size_t packed = 0;
-    for (int j = 0; j < t.num_nodes; ++j) {
-      if (j == x) continue;
-      const std::vector<int>& on = t.ranks_on[static_cast<std::size_t>(j)];
-      const void* from = block(on.front());
-      if (!t.consecutive(j)) {
-        void* p = at(pack, packed);
-        for (std::size_t k = 0; k < on.size(); ++k)
-          DUCT_CO_TRY(copy_local(at(p, k * B), a.send_kind, block(on[k]), a.send_kind, B));
-        packed += on.size() * B;
-        from = p;
-      }
+    Status st = Status::ok();
+    nt.children(0, [&](int c, int e) {
+      const int r0 = nt.run_start(c, e);
+      const void* from = r0 >= 0 ? block(r0) : at(pack, packed);
+      if (r0 < 0)
+        for (int u = c; u < e; ++u)
+          for (int r : nt.ranks_of(u)) {
+            if (st.is_ok()) st = copy_local(at(pack, packed), a.send_kind, block(r), a.send_kind, B);
+            packed += B;
+          }
       reqs.emplace_back();
-      DUCT_CO_TRY(link.send(on.front(), from, on.size() * B, a.send_kind, 0, &reqs.back()));
-    }
+      if (st.is_ok()) st = link.send(nt.leader(c), from, nt.ranks(c, e) * B, a.send_kind, 0, &reqs.back());
+    });
+    DUCT_CO_TRY(st);
     DUCT_CO_TRY(co_await wait(reqs));
     co_return Status::ok();
   }
   if (B == 0) co_return Status::ok();
-  const std::vector<int>& mine = t.ranks_on[static_cast<std::size_t>(i)];
-  if (i == x || me != mine.front()) {  // from the root, or from this node's leader
+  const std::vector<int>& mine = nt.ranks_of(v);
+  if (v == 0 || me != mine.front()) {  // from the root, or from this node's leader
     Request r;
-    DUCT_CO_TRY(link.recv(i == x ? root : mine.front(), a.recvbuf, B, a.recv_kind, 0, &r));
+    DUCT_CO_TRY(link.recv(v == 0 ? root : mine.front(), a.recvbuf, B, a.recv_kind, 0, &r));
     DUCT_CO_TRY(co_await wait(r));
     co_return Status::ok();
   }
-  // This node's leader: its ranks' blocks from the root, then one to each.
+  // This node's leader: its subtree's blocks from its parent's leader, then
+  // each child's share, and one block to each rank of its node.
   void* all = nullptr;
-  DUCT_CO_TRY(ctx.scratch(a.recv_kind, mine.size() * B, 2, &all));
+  DUCT_CO_TRY(ctx.scratch(a.recv_kind, nt.ranks(v, nt.end(v)) * B, 2, &all));
   {
     Request r;
-    DUCT_CO_TRY(link.recv(root, all, mine.size() * B, a.recv_kind, 0, &r));
+    DUCT_CO_TRY(link.recv(nt.leader(nt.tree.parent(v)), all, nt.ranks(v, nt.end(v)) * B, a.recv_kind, 0, &r));
     DUCT_CO_TRY(co_await wait(r));
   }
+  Status st = Status::ok();
+  nt.children(v, [&](int c, int e) {
+    reqs.emplace_back();
+    if (st.is_ok())
+      st = link.send(nt.leader(c), at(all, nt.ranks(v, c) * B), nt.ranks(c, e) * B, a.recv_kind, 0, &reqs.back());
+  });
+  DUCT_CO_TRY(st);
   for (std::size_t k = 1; k < mine.size(); ++k) {
     reqs.emplace_back();
     DUCT_CO_TRY(link.send(mine[k], at(all, k * B), B, a.recv_kind, 0, &reqs.back()));
