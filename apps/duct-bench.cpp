@@ -641,7 +641,8 @@ int main(int argc, char** argv) {
       MPI_Barrier(MPI_COMM_WORLD);
 #ifdef DUCT_SIM
       // Simulated ranks leave MPI_Barrier at different instants (SMPI's
-      // ompi barrier at 256-384 ranks: 10-13 us apart), and with -n 1 the
+      // ompi barrier: 3 us apart at 128 ranks, 13 at 256, 17 at 1024, none
+      // at 512; docs/benchmarks/2026-11-29-sim-trees.md), and with -n 1 the
       // slowest rank's time would carry that skew. Every rank starts at one
       // simulated instant instead: 1 ms after the latest exit, each waiting
       // there as simulated computation (sim::compute).
