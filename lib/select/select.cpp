@@ -307,6 +307,13 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // ranks of 8 or more per node, Bruck below 64 KiB above that (and on fewer
 // ranks per node); split_rail from 64 KiB
 // (docs/benchmarks/2026-11-28-sim-large-alltoall.md).
+// On 128 x 8 (1024 ranks, 2026-11-29-sim-trees.md) the node-aware scatter
+// down its leaders' tree, us, no cost | 0.3 us, tree / binomial / linear:
+// 4 KiB 5.1 / - / 3.0 | 19.4 / 23.1 / -, 32 KiB 5.7 / - / 3.0 | 19.5 /
+// 23.7 / -, 256 KiB 10.7 / - / 7.5 | 21.8 / 32.1 / - (2 MiB, flat: see
+// the doc): worst ratio 0.53-0.71, where the rules before (binomial, then
+// linear, which pays 0.3 us 1023 times at the root) had 0.1-0.2; so the
+// rule below reaches 1024 ranks.
 // The scatter on 64-512 ranks of 8 or more per node: the node-aware form
 // (N - 1 + L - 1 messages from the root, one intra-node hop more) in place
 // of the binomial tree and linear. 64 x 8, us, SMPI's mvapich2 table
@@ -428,7 +435,7 @@ constexpr const char* kDefaultRules =
     "gatherv:0-inf:linear;"
     "scatter:0-inf:engine;scatter/n=1-2:0-inf:shm,0-inf:linear;scatter:0-512k:shm,512k-inf:cma;scatter/nodes/n=1-4:4k-inf:linear;"
     "scatter/nodes/n=5-8:6k-inf:linear;scatter/nodes/n=9-16:32k-inf:linear;"
-    "scatter/nodes/ppn=8-inf/n=64-512:0-inf:hierarchical;"
+    "scatter/nodes/ppn=8-inf/n=64-1024:0-inf:hierarchical;"
     "scatter:0-64k:binomial,64k-inf:linear;"
     "scatterv:0-inf:linear;"
 "barrier:0-inf:shm,0-inf:dissemination";

@@ -226,15 +226,17 @@ TEST_CASE("alltoall across nodes: split_rail to 128 ranks of 8 per node, Bruck b
   }
 }
 
-TEST_CASE("scatter across nodes: the node-aware form on 64-512 ranks of 8 per node", "[select]") {
+TEST_CASE("scatter across nodes: the node-aware form on 64-1024 ranks of 8 per node", "[select]") {
   Table t;
   REQUIRE(Table::make("", &t));
   const Coll sc = Coll::scatter;
   CHECK(across(t, sc, 64, 8, 4 << 10) == "hierarchical");
   CHECK(across(t, sc, 8, 8, (64 << 10) - 1) == "hierarchical");
   CHECK(across(t, sc, 64, 8, 64 << 20) == "hierarchical");
-  CHECK(across(t, sc, 128, 8, 1 << 20) == "linear");
-  CHECK(across(t, sc, 128, 8, 4 << 10) == "binomial");  // 1024 ranks: the tree
+  CHECK(across(t, sc, 128, 8, 4 << 10) == "hierarchical");  // 1024 ranks: its leaders' tree
+  CHECK(across(t, sc, 128, 8, 64 << 20) == "hierarchical");
+  CHECK(across(t, sc, 256, 8, 1 << 20) == "linear");       // 2048 ranks: as before
+  CHECK(across(t, sc, 256, 8, 4 << 10) == "binomial");
   CHECK(across(t, sc, 64, 1, 4 << 10) == "binomial");   // one rank per node
   CHECK(across(t, sc, 2, 2, 2 << 10) == "binomial");    // the emulated cluster's rules
 }
