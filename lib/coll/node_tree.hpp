@@ -50,16 +50,21 @@ struct NodeTree {
         if (r != want++) return -1;
     return r0;
   }
-  // f(c, e) for each child c of member v, subtree [c, e), nearest first.
-  template <class F>
-  void children(int v, F&& f) const {
+  // A child's subtree: members [first, end).
+  struct Subtree {
+    int first, end;
+  };
+  // Member v's children, nearest first.
+  std::vector<Subtree> children(int v) const {
+    std::vector<Subtree> out;
     const int top = tree.place(v);
     for (int m = 1; m < top; m *= tree.k)
       for (int j = 1; j < tree.k; ++j) {
         const int c = v + j * m;
-        if (c >= tree.n) return;
-        f(c, std::min(tree.n, c + m));
+        if (c >= tree.n) return out;
+        out.push_back({c, std::min(tree.n, c + m)});
       }
+    return out;
   }
 };
 

@@ -246,13 +246,13 @@ TEST_CASE("node leaders' trees: children's subtrees tile their parent's, blocks 
             if (v > 0) CHECK(nt.leader(v) == t.ranks_on[static_cast<std::size_t>(nt.node(v))].front());
             // v itself, then its children's subtrees in order, tile [v, end(v)).
             int next = v + 1;
-            nt.children(v, [&](int c, int e) {
-              CHECK(c == next);
-              CHECK(e > c);
-              CHECK(nt.tree.parent(c) == v);
-              CHECK(nt.end(c) == e);
-              next = e;
-            });
+            for (const coll::NodeTree::Subtree& kid : nt.children(v)) {
+              CHECK(kid.first == next);
+              CHECK(kid.end > kid.first);
+              CHECK(nt.tree.parent(kid.first) == v);
+              CHECK(nt.end(kid.first) == kid.end);
+              next = kid.end;
+            }
             CHECK(next == nt.end(v));
             // run_start against the ranks written out in member order.
             for (int e = v + 1; e <= N; ++e) {
@@ -267,9 +267,9 @@ TEST_CASE("node leaders' trees: children's subtrees tile their parent's, blocks 
           }
           // k >= N: the flat tree, every other node a child of the root's.
           if (k >= N) {
-            int children = 0;
-            nt.children(0, [&](int c, int e) { CHECK(e == c + 1); ++children; });
-            CHECK(children == N - 1);
+            const std::vector<coll::NodeTree::Subtree> kids = nt.children(0);
+            for (const coll::NodeTree::Subtree& kid : kids) CHECK(kid.end == kid.first + 1);
+            CHECK(kids.size() == static_cast<std::size_t>(N - 1));
           }
         }
     }

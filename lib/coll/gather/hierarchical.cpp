@@ -49,34 +49,35 @@ Sched gather_hierarchical(Context& ctx, const CollArgs& a, std::uint32_t seq) {
       DUCT_CO_TRY(link.recv(r, block(r), B, a.recv_kind, 0, &reqs.back()));
     }
     // Each child's subtree in one message from its leader, into scratch
-    // where its ranks are not consecutive.
+    // where its ranks are not consecutive (run_start < 0).
+    const std::vector<NodeTree::Subtree> kids = nt.children(0);
+    std::vector<int> run(kids.size());
     std::size_t pack_bytes = 0;
-    nt.children(0, [&](int c, int e) {
-      if (nt.run_start(c, e) < 0) pack_bytes += nt.ranks(c, e) * B;
-    });
+    for (std::size_t i = 0; i < kids.size(); ++i) {
+      run[i] = nt.run_start(kids[i].first, kids[i].end);
+      if (run[i] < 0) pack_bytes += nt.ranks(kids[i].first, kids[i].end) * B;
+    }
     void* pack = nullptr;
     if (pack_bytes > 0) DUCT_CO_TRY(ctx.scratch(a.recv_kind, pack_bytes, 2, &pack));
     std::size_t packed = 0;
-    Status st = Status::ok();
-    nt.children(0, [&](int c, int e) {
-      const int r0 = nt.run_start(c, e);
-      void* into = r0 >= 0 ? block(r0) : at(pack, packed);
-      if (r0 < 0) packed += nt.ranks(c, e) * B;
+    for (std::size_t i = 0; i < kids.size(); ++i) {
+      const std::size_t bytes = nt.ranks(kids[i].first, kids[i].end) * B;
+      void* into = run[i] >= 0 ? block(run[i]) : at(pack, packed);
+      if (run[i] < 0) packed += bytes;
       reqs.emplace_back();
-      if (st.is_ok()) st = link.recv(nt.leader(c), into, nt.ranks(c, e) * B, a.recv_kind, 0, &reqs.back());
-    });
-    DUCT_CO_TRY(st);
+      DUCT_CO_TRY(link.recv(nt.leader(kids[i].first), into, bytes, a.recv_kind, 0, &reqs.back()));
+    }
     DUCT_CO_TRY(co_await wait(reqs));
     packed = 0;
-    nt.children(0, [&](int c, int e) {
-      if (nt.run_start(c, e) >= 0) return;
-      for (int u = c; u < e; ++u)
+    for (std::size_t i = 0; i < kids.size(); ++i) {
+      if (run[i] >= 0) continue;
+      for (int u = kids[i].first; u < kids[i].end; ++u)
         for (int r : nt.ranks_of(u)) {
-          if (st.is_ok()) st = copy_local(block(r), a.recv_kind, at(pack, packed), a.recv_kind, B);
+          DUCT_CO_TRY(copy_local(block(r), a.recv_kind, at(pack, packed), a.recv_kind, B));
           packed += B;
         }
-    });
-    co_return st;
+    }
+    co_return Status::ok();
   }
   if (B == 0) co_return Status::ok();
   const std::vector<int>& mine = nt.ranks_of(v);
@@ -95,13 +96,11 @@ Sched gather_hierarchical(Context& ctx, const CollArgs& a, std::uint32_t seq) {
     reqs.emplace_back();
     DUCT_CO_TRY(link.recv(mine[k], at(all, k * B), B, a.send_kind, 0, &reqs.back()));
   }
-  Status st = Status::ok();
-  nt.children(v, [&](int c, int e) {
+  for (const NodeTree::Subtree& kid : nt.children(v)) {
     reqs.emplace_back();
-    if (st.is_ok())
-      st = link.recv(nt.leader(c), at(all, nt.ranks(v, c) * B), nt.ranks(c, e) * B, a.send_kind, 0, &reqs.back());
-  });
-  DUCT_CO_TRY(st);
+    DUCT_CO_TRY(link.recv(nt.leader(kid.first), at(all, nt.ranks(v, kid.first) * B), nt.ranks(kid.first, kid.end) * B,
+                          a.send_kind, 0, &reqs.back()));
+  }
   DUCT_CO_TRY(co_await wait(reqs));
   Request r;
   DUCT_CO_TRY(link.send(nt.leader(nt.tree.parent(v)), all, nt.ranks(v, nt.end(v)) * B, a.send_kind, 0, &r));

@@ -35,28 +35,29 @@ Sched scatter_hierarchical(Context& ctx, const CollArgs& a, std::uint32_t seq) {
       DUCT_CO_TRY(link.send(r, block(r), B, a.send_kind, 0, &reqs.back()));
     }
     // Each child's subtree in one message to its leader, packed where its
-    // ranks are not consecutive.
+    // ranks are not consecutive (run_start < 0).
+    const std::vector<NodeTree::Subtree> kids = nt.children(0);
+    std::vector<int> run(kids.size());
     std::size_t pack_bytes = 0;
-    nt.children(0, [&](int c, int e) {
-      if (nt.run_start(c, e) < 0) pack_bytes += nt.ranks(c, e) * B;
-    });
+    for (std::size_t i = 0; i < kids.size(); ++i) {
+      run[i] = nt.run_start(kids[i].first, kids[i].end);
+      if (run[i] < 0) pack_bytes += nt.ranks(kids[i].first, kids[i].end) * B;
+    }
     void* pack = nullptr;
     if (pack_bytes > 0) DUCT_CO_TRY(ctx.scratch(a.send_kind, pack_bytes, 2, &pack));
     std::size_t packed = 0;
-    Status st = Status::ok();
-    nt.children(0, [&](int c, int e) {
-      const int r0 = nt.run_start(c, e);
-      const void* from = r0 >= 0 ? block(r0) : at(pack, packed);
-      if (r0 < 0)
-        for (int u = c; u < e; ++u)
+    for (std::size_t i = 0; i < kids.size(); ++i) {
+      const void* from = run[i] >= 0 ? block(run[i]) : at(pack, packed);
+      if (run[i] < 0)
+        for (int u = kids[i].first; u < kids[i].end; ++u)
           for (int r : nt.ranks_of(u)) {
-            if (st.is_ok()) st = copy_local(at(pack, packed), a.send_kind, block(r), a.send_kind, B);
+            DUCT_CO_TRY(copy_local(at(pack, packed), a.send_kind, block(r), a.send_kind, B));
             packed += B;
           }
       reqs.emplace_back();
-      if (st.is_ok()) st = link.send(nt.leader(c), from, nt.ranks(c, e) * B, a.send_kind, 0, &reqs.back());
-    });
-    DUCT_CO_TRY(st);
+      DUCT_CO_TRY(link.send(nt.leader(kids[i].first), from, nt.ranks(kids[i].first, kids[i].end) * B, a.send_kind, 0,
+                            &reqs.back()));
+    }
     DUCT_CO_TRY(co_await wait(reqs));
     co_return Status::ok();
   }
@@ -77,13 +78,11 @@ Sched scatter_hierarchical(Context& ctx, const CollArgs& a, std::uint32_t seq) {
     DUCT_CO_TRY(link.recv(nt.leader(nt.tree.parent(v)), all, nt.ranks(v, nt.end(v)) * B, a.recv_kind, 0, &r));
     DUCT_CO_TRY(co_await wait(r));
   }
-  Status st = Status::ok();
-  nt.children(v, [&](int c, int e) {
+  for (const NodeTree::Subtree& kid : nt.children(v)) {
     reqs.emplace_back();
-    if (st.is_ok())
-      st = link.send(nt.leader(c), at(all, nt.ranks(v, c) * B), nt.ranks(c, e) * B, a.recv_kind, 0, &reqs.back());
-  });
-  DUCT_CO_TRY(st);
+    DUCT_CO_TRY(link.send(nt.leader(kid.first), at(all, nt.ranks(v, kid.first) * B), nt.ranks(kid.first, kid.end) * B,
+                          a.recv_kind, 0, &reqs.back()));
+  }
   for (std::size_t k = 1; k < mine.size(); ++k) {
     reqs.emplace_back();
     DUCT_CO_TRY(link.send(mine[k], at(all, k * B), B, a.recv_kind, 0, &reqs.back()));
