@@ -157,7 +157,7 @@ int job_info() {
   }
 
   const Topology& t = ctx->topo;
-  const channel::PeerInfo& me = ctx->channels->info(rank);
+  const channel::PeerInfo& me = ctx->channels->self();
   std::string gpu = "none";
   bool mps = false;
   if (me.cuda) {
@@ -167,9 +167,11 @@ int job_info() {
                     me.bus_id, numa, mps ? "active" : "not active");
   }
   // Per GPU: which ranks share it and whether MPS serves them.
-  std::vector<std::string> gpus = gather(me.cuda ? strprintf("%s %s %d", t.host_of[static_cast<size_t>(rank)].c_str(), me.bus_id, mps ? 1 : 0) : std::string(), MPI_COMM_WORLD);
+  const std::string host = processor_name();
+  std::vector<std::string> hosts = gather(host, MPI_COMM_WORLD);
+  std::vector<std::string> gpus = gather(me.cuda ? strprintf("%s %s %d", host.c_str(), me.bus_id, mps ? 1 : 0) : std::string(), MPI_COMM_WORLD);
   std::string line = strprintf("rank %-3d host %-16s node %d local %d pid %-7d NUMA %-2d GPU %s\n", rank,
-                               t.host_of[static_cast<size_t>(rank)].c_str(), t.node, t.local_rank, me.pid, me.numa,
+                               host.c_str(), t.node, t.local_rank, me.pid, me.numa,
                                gpu.c_str());
   if (channel::ucx::Worker* w = channel::ucx::Worker::existing()) {
     line += strprintf("    network devices: %s (%s)\n", w->net_devices().c_str(), w->net_why().c_str());
@@ -222,7 +224,7 @@ int job_info() {
         if (!ranks.empty()) ranks += ",";
         ranks += std::to_string(r);
       }
-      std::printf("#   node %d (%s): ranks %s\n", node, t.host_of[static_cast<size_t>(t.ranks_on[static_cast<size_t>(node)][0])].c_str(),
+      std::printf("#   node %d (%s): ranks %s\n", node, hosts[static_cast<size_t>(t.ranks_on[static_cast<size_t>(node)][0])].c_str(),
                   ranks.c_str());
     }
     std::printf("\n# channel matrix (row: from, column: to; i = cuda_ipc, c = cma, u = ucx, m = mpi, . = self)\n     ");

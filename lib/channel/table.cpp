@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cassert>
 #include <cstring>
 #include <functional>
 
@@ -21,7 +23,7 @@ std::unique_ptr<Channel> make_cma_channel(const PairSetup& s);
 
 namespace {
 
-bool mpi_usable(const PeerInfo& a, const PeerInfo& b, bool, std::string* why) {
+bool mpi_usable(const PeerRow& a, const PeerRow& b, bool, std::string* why) {
   if (config::get().channel == config::ChannelMode::mpi) return (*why = "DUCT_CHANNEL=mpi"), true;
   // ChannelSet::create marks both rows when some rank of the communicator has no UCX.
   if (a.no_ucx || b.no_ucx) return (*why = "UCX did not start on some rank of the communicator (DUCT_CHANNEL=auto)"), true;
@@ -32,7 +34,7 @@ std::unique_ptr<Channel> make_mpi_channel(const PairSetup& s) {
   return std::make_unique<MpiChannel>(s.mpi_comm, s.peer, s.mpi_tag_ub, s.mpi_cuda);
 }
 
-bool ipc_usable(const PeerInfo& a, const PeerInfo& b, bool same_node, std::string* why) {
+bool ipc_usable(const PeerRow& a, const PeerRow& b, bool same_node, std::string* why) {
   const auto mode = config::get().channel;
   if (mode == config::ChannelMode::ucx) return (*why = "DUCT_CHANNEL=ucx"), false;
   if (!same_node) return (*why = "ranks on different nodes"), false;
@@ -41,13 +43,13 @@ bool ipc_usable(const PeerInfo& a, const PeerInfo& b, bool same_node, std::strin
   return (*why = "same node, both ranks have a CUDA device"), true;
 }
 
-bool cma_usable(const PeerInfo&, const PeerInfo&, bool same_node, std::string* why) {
+bool cma_usable(const PeerRow&, const PeerRow&, bool same_node, std::string* why) {
   if (config::get().channel == config::ChannelMode::ucx) return (*why = "DUCT_CHANNEL=ucx"), false;
   if (!same_node) return (*why = "ranks on different nodes"), false;
   return (*why = "same node: host buffers by process_vm_readv"), true;
 }
 
-bool ucx_usable(const PeerInfo&, const PeerInfo&, bool same_node, std::string* why) {
+bool ucx_usable(const PeerRow&, const PeerRow&, bool same_node, std::string* why) {
   *why = same_node ? "UCX shared memory / CMA" : "UCX network transport";
   return true;
 }
@@ -57,6 +59,13 @@ std::unique_ptr<Channel> make_ucx_channel(const PairSetup& s) { return std::make
 std::uint64_t hash_proc(const std::string& host, int pid) {
   std::uint64_t h = std::hash<std::string>{}(host);
   return h ^ (static_cast<std::uint64_t>(pid) * 0x9e3779b97f4a7c15ull);
+}
+
+// FNV-1a, 64 bits: the same on every rank whatever its compiler.
+std::uint64_t fnv1a(const char* s) noexcept {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (; *s; ++s) h = (h ^ static_cast<unsigned char>(*s)) * 0x100000001b3ull;
+  return h;
 }
 
 std::string must_agree_names() {
@@ -144,122 +153,210 @@ Status ChannelSet::create(MPI_Comm comm, const Topology& topo, std::uint32_t cid
   const int n = topo.size;
   if (n > ucx::kMaxRanks)
     return make_error(Errc::not_supported, "communicator of %d ranks: duct supports up to %d", n, ucx::kMaxRanks);
-  bool mpi_only = config::get().channel == config::ChannelMode::mpi;
+  auto set = std::make_unique<ChannelSet>();
+  set->topo_ = &topo;
+  set->local_ = local;
+  set->mpi_only_ = config::get().channel == config::ChannelMode::mpi;
   ucx::Worker* w = nullptr;
 
-  // The exchange buffers live on the heap, owned by `buf` (see MpiWait).
+  // Settings that change the wire protocol or the algorithm choice must
+  // agree, and a pair splits messages into the smaller of its two chunk
+  // sizes: one allreduce (MPI_MIN) of each digest, its complement (whose
+  // minimum is the complement of the maximum) and the two sizes.
   struct Bufs {
-    PeerInfo local;
-    std::vector<PeerInfo> infos;
-    std::vector<int> lens, displs;
-    std::vector<char> mine, addrs;
+    std::uint64_t agree[6], agreed[6];
+    PeerRow mine;
+    std::vector<PeerRow> rows;
+    std::vector<std::uint64_t> digests;  // only when they differ: 2 per rank
+    std::vector<char> mine_addr, addrs;
   };
   auto buf = std::make_shared<Bufs>();
-  buf->local = local;
-  buf->infos.resize(static_cast<size_t>(n));
+  buf->agree[0] = local.digest;
+  buf->agree[1] = ~local.digest;
+  buf->agree[2] = local.rules_digest;
+  buf->agree[3] = ~local.rules_digest;
+  buf->agree[4] = local.chunk;
+  buf->agree[5] = local.eager;
   MPI_Request req;
-  DUCT_MPI_CHECK(setup_mpi::Iallgather(&buf->local, sizeof(PeerInfo), MPI_BYTE, buf->infos.data(), sizeof(PeerInfo),
-                                 MPI_BYTE, comm, &req));
-  DUCT_TRY(wait(&req, "MPI_Iallgather of the ranks' transport facts", buf));
-  auto set = std::make_unique<ChannelSet>();
-  set->infos_ = buf->infos;
-  // Settings that change the wire protocol or the algorithm choice must agree.
-  for (int r = 0; r < n; ++r) {
-    const PeerInfo& p = set->infos_[static_cast<size_t>(r)];
-    if (p.digest != local.digest)
-      return make_error(Errc::config, "rank %d and rank %d have different values of the DUCT_* variables that "
-                        "must agree (%s); set them identically for every rank", topo.rank, r, must_agree_names().c_str());
-    if (p.rules_digest != local.rules_digest) {
-      const config::RulesFile& f = config::rules_file();
-      return make_error(Errc::config, "rank %d and rank %d read different selection rules files (rank %d: %s); "
-                        "every rank must select alike: give every rank the same file (DUCT_TUNE_FILE) or none "
-                        "(DUCT_TUNE_FILE=none)", topo.rank, r, topo.rank,
-                        f.path.empty() ? "none" : f.path.c_str());
+  DUCT_MPI_CHECK(setup_mpi::Iallreduce(buf->agree, buf->agreed, 6, MPI_UINT64_T, MPI_MIN, comm, &req));
+  DUCT_TRY(wait(&req, "MPI_Iallreduce of the settings that must agree", buf));
+  if (buf->agreed[0] != ~buf->agreed[1] || buf->agreed[2] != ~buf->agreed[3]) {
+    // Some rank differs: every rank learns which, to say so.
+    buf->digests.resize(2 * static_cast<size_t>(n));
+    DUCT_MPI_CHECK(setup_mpi::Iallgather(&buf->agree[0], 1, MPI_UINT64_T, buf->digests.data(), 1, MPI_UINT64_T, comm,
+                                         &req));
+    DUCT_TRY(wait(&req, "MPI_Iallgather of the must-agree digests", buf));
+    DUCT_MPI_CHECK(setup_mpi::Iallgather(&buf->agree[2], 1, MPI_UINT64_T, buf->digests.data() + n, 1, MPI_UINT64_T,
+                                         comm, &req));
+    DUCT_TRY(wait(&req, "MPI_Iallgather of the rules files' digests", buf));
+    for (int r = 0; r < n; ++r) {
+      if (buf->digests[static_cast<size_t>(r)] != local.digest)
+        return make_error(Errc::config, "rank %d and rank %d have different values of the DUCT_* variables that "
+                          "must agree (%s); set them identically for every rank", topo.rank, r, must_agree_names().c_str());
+      if (buf->digests[static_cast<size_t>(n + r)] != local.rules_digest) {
+        const config::RulesFile& f = config::rules_file();
+        return make_error(Errc::config, "rank %d and rank %d read different selection rules files (rank %d: %s); "
+                          "every rank must select alike: give every rank the same file (DUCT_TUNE_FILE) or none "
+                          "(DUCT_TUNE_FILE=none)", topo.rank, r, topo.rank,
+                          f.path.empty() ? "none" : f.path.c_str());
+      }
     }
+    // Another pair differs (this rank agrees with every rank): say it.
+    return make_error(Errc::config, "rank %d: the ranks of this communicator have different values of the DUCT_* "
+                      "variables that must agree (%s) or read different selection rules files (DUCT_TUNE_FILE); "
+                      "the ranks that differ say which", topo.rank, must_agree_names().c_str());
   }
+  set->chunk_ = buf->agreed[4];
+  set->eager_ = buf->agreed[5];
+
+  PeerRow& mine = buf->mine;
+  mine.proc = local.proc;
+  mine.bus = local.bus_id[0] ? fnv1a(local.bus_id) : 0;
+  mine.pid = local.pid;
+  mine.device = local.device;
+  mine.numa = local.numa;
+  mine.addr_len = local.addr_len;
+  mine.cuda = static_cast<std::uint8_t>(local.cuda != 0);
+  mine.ucx_cuda = static_cast<std::uint8_t>(local.ucx_cuda != 0);
+  mine.no_ucx = static_cast<std::uint8_t>(local.no_ucx != 0);
+  buf->rows.resize(static_cast<size_t>(n));
+  DUCT_MPI_CHECK(setup_mpi::Iallgather(&buf->mine, sizeof(PeerRow), MPI_BYTE, buf->rows.data(), sizeof(PeerRow),
+                                       MPI_BYTE, comm, &req));
+  DUCT_TRY(wait(&req, "MPI_Iallgather of the ranks' transport facts", buf));
+  const std::vector<PeerRow>& rows = buf->rows;
 
   // A rank without UCX makes every pair of the communicator take the mpi
   // channel (every rank sees the same rows, so every rank decides alike).
-  bool fallback = false;
-  for (const PeerInfo& p : set->infos_) fallback = fallback || p.no_ucx;
-  if (fallback) {
-    for (PeerInfo& p : set->infos_) p.no_ucx = 1;
-    mpi_only = true;
+  for (const PeerRow& p : rows) set->mpi_only_ = set->mpi_only_ || p.no_ucx;
+  set->flags_.resize(static_cast<size_t>(n));
+  for (int r = 0; r < n; ++r) {
+    const PeerRow& p = rows[static_cast<size_t>(r)];
+    set->flags_[static_cast<size_t>(r)] =
+        static_cast<std::uint8_t>((p.cuda ? kCuda : 0) | (p.ucx_cuda ? kUcxCuda : 0));
+    set->any_cuda_ = set->any_cuda_ || p.cuda;
   }
-  if (!mpi_only) DUCT_TRY(ucx::Worker::get(&w));
+  for (int r : topo.ranks_on[static_cast<size_t>(topo.node)]) {
+    PeerRow p = rows[static_cast<size_t>(r)];
+    if (set->mpi_only_) p.no_ucx = 1;
+    set->node_rows_.push_back(p);
+  }
+  if (!set->mpi_only_) DUCT_TRY(ucx::Worker::get(&w));
 
   // Every pair's PairSetup starts from this: the mpi channel's duplicate
-  // of the communicator, or nothing of it.
-  PairSetup base;
+  // of the communicator, or the UCX worker.
+  set->base_ = std::make_unique<PairSetup>();
+  PairSetup& base = *set->base_;
   base.cid = cid;
   base.rank = topo.rank;
-  if (mpi_only) {
+  base.eager = set->eager_;
+  base.depth = static_cast<int>(config::get().pipeline_depth);
+  base.direct_device = local.ucx_cuda != 0;
+  if (set->mpi_only_) {
     DUCT_TRY(set->open_mpi_comm(comm, wait, &base));
   } else {
-    // UCX worker addresses (variable length).
-    buf->lens.resize(static_cast<size_t>(n));
-    buf->displs.resize(static_cast<size_t>(n));
+    base.worker = w->worker();
+    // UCX worker addresses (variable length), kept for the endpoints made
+    // at first use.
+    set->addr_lens_.resize(static_cast<size_t>(n));
+    set->addr_displs_.resize(static_cast<size_t>(n));
     int total = 0;
     for (int r = 0; r < n; ++r) {
-      buf->lens[static_cast<size_t>(r)] = static_cast<int>(set->infos_[static_cast<size_t>(r)].addr_len);
-      buf->displs[static_cast<size_t>(r)] = total;
-      total += buf->lens[static_cast<size_t>(r)];
+      set->addr_lens_[static_cast<size_t>(r)] = static_cast<int>(rows[static_cast<size_t>(r)].addr_len);
+      set->addr_displs_[static_cast<size_t>(r)] = total;
+      total += set->addr_lens_[static_cast<size_t>(r)];
     }
     buf->addrs.resize(static_cast<size_t>(total));
-    buf->mine.assign(w->address().begin(), w->address().end());
-    DUCT_MPI_CHECK(setup_mpi::Iallgatherv(buf->mine.data(), static_cast<int>(buf->mine.size()), MPI_BYTE,
-                                    buf->addrs.data(), buf->lens.data(), buf->displs.data(), MPI_BYTE, comm, &req));
+    buf->mine_addr.assign(w->address().begin(), w->address().end());
+    DUCT_MPI_CHECK(setup_mpi::Iallgatherv(buf->mine_addr.data(), static_cast<int>(buf->mine_addr.size()), MPI_BYTE,
+                                          buf->addrs.data(), set->addr_lens_.data(), set->addr_displs_.data(), MPI_BYTE,
+                                          comm, &req));
     DUCT_TRY(wait(&req, "MPI_Iallgatherv of the UCX worker addresses", buf));
-  }
-  const std::vector<char>& addrs = buf->addrs;
-  const std::vector<int>& displs = buf->displs;
-  const std::vector<int>& lens = buf->lens;
-
-  const config::Config& cfg = config::get();
-  set->channels_.resize(static_cast<size_t>(n));
-  set->kinds_.resize(static_cast<size_t>(n));
-  set->eps_.resize(static_cast<size_t>(n), nullptr);
-  for (int r = 0; r < n; ++r) {
-    const PeerInfo& p = set->infos_[static_cast<size_t>(r)];
-    set->any_cuda_ = set->any_cuda_ || p.cuda;
-    if (r == topo.rank) {
-      set->kinds_[static_cast<size_t>(r)] = "self";
-      continue;
-    }
-    PairSetup s = base;
-    s.peer = r;
-    s.peer_proc = p.proc;
-    if (w) {  // the UCX-based channels (none with DUCT_CHANNEL=mpi)
-      s.worker = w->worker();
-      std::string addr(addrs.data() + displs[static_cast<size_t>(r)], static_cast<size_t>(lens[static_cast<size_t>(r)]));
-      DUCT_TRY(w->endpoint(addr, &s.ep));
-      set->eps_[static_cast<size_t>(r)] = s.ep;
-      // Split messages only where one side may hold device memory that UCX
-      // cannot reach; both sides compute the same value.
-      bool may_stage = (local.cuda && !local.ucx_cuda) || (p.cuda && !p.ucx_cuda);
-      s.chunk = may_stage ? std::min(local.chunk, p.chunk) : 0;
-      // Bounce buffers must hold a whole chunk of this pair.
-      if (s.chunk)
-        memory::BouncePool::instance().configure(s.chunk, std::max<std::size_t>(64, 4 * static_cast<std::size_t>(cfg.pipeline_depth)));
-      s.eager = std::min(local.eager, p.eager);
-      s.depth = static_cast<int>(cfg.pipeline_depth);
-      s.direct_device = local.ucx_cuda != 0;
-    }
-    bool same_node = topo.same_node(topo.rank, r);
-    for (const ChannelKind& k : channel_table()) {
-      std::string why;
-      if (!k.usable(local, p, same_node, &why)) continue;
-      set->channels_[static_cast<size_t>(r)] = k.create(s);
-      set->kinds_[static_cast<size_t>(r)] = k.name;
-      if (std::strcmp(k.name, "cuda_ipc") == 0) {  // (cma maps no device memory)
-        memory::IpcCache::instance().retain_peer(p.proc);
-        set->ipc_peers_.push_back(p.proc);
+    set->addrs_ = buf->addrs;
+    // Bounce buffers must hold a whole chunk of any pair that stages.
+    for (int r = 0; r < n; ++r) {
+      const std::uint8_t f = set->flags_[static_cast<size_t>(r)];
+      const bool may_stage = (local.cuda && !local.ucx_cuda) || ((f & kCuda) && !(f & kUcxCuda));
+      if (r != topo.rank && may_stage && set->chunk_) {
+        memory::BouncePool::instance().configure(set->chunk_,
+                                                 std::max<std::size_t>(64, 4 * static_cast<std::size_t>(base.depth)));
+        break;
       }
-      DUCT_DEBUG(channel, "rank %d -> rank %d: %s (%s)", topo.rank, r, k.name, why.c_str());
-      break;
     }
+  }
+
+  set->channels_.resize(static_cast<size_t>(n));
+  for (int r : topo.ranks_on[static_cast<size_t>(topo.node)]) {
+    if (r == topo.rank) continue;
+    Channel* c = nullptr;
+    DUCT_TRY(set->make(r, &c));
   }
   *out = std::move(set);
+  return Status::ok();
+}
+
+PeerRow ChannelSet::row_of(int rank) const {
+  if (topo_->same_node(topo_->rank, rank)) return info(rank);
+  PeerRow p;
+  const std::uint8_t f = flags_[static_cast<size_t>(rank)];
+  p.cuda = (f & kCuda) ? 1 : 0;
+  p.ucx_cuda = (f & kUcxCuda) ? 1 : 0;
+  p.no_ucx = mpi_only_ ? 1 : 0;
+  return p;
+}
+
+const PeerRow& ChannelSet::info(int rank) const {
+  // Only the node's rows are kept; the callers (the device engine, the IPC
+  // cache keys, duct-info) ask for no other.
+  assert(topo_->same_node(topo_->rank, rank));
+  return node_rows_[static_cast<size_t>(topo_->local_rank_of[static_cast<size_t>(rank)])];
+}
+
+int ChannelSet::kind_index(int rank, std::string* why) const {
+  const PeerRow me = row_of(topo_->rank), peer = row_of(rank);
+  const bool same_node = topo_->same_node(topo_->rank, rank);
+  const std::vector<ChannelKind>& table = channel_table();
+  for (std::size_t i = 0; i < table.size(); ++i)
+    if (table[i].usable(me, peer, same_node, why)) return static_cast<int>(i);
+  return -1;
+}
+
+const char* ChannelSet::kind_to(int rank) const {
+  if (rank == topo_->rank) return "self";
+  std::string why;
+  const int k = kind_index(rank, &why);
+  return k < 0 ? "none" : channel_table()[static_cast<size_t>(k)].name;
+}
+
+Status ChannelSet::make(int r, Channel** out) {
+  if (r < 0 || r >= topo_->size || r == topo_->rank)
+    return make_error(Errc::internal, "rank %d: no channel to rank %d of %d", topo_->rank, r, topo_->size);
+  std::string why;
+  const int k = kind_index(r, &why);
+  if (k < 0) return make_error(Errc::internal, "rank %d: no channel kind serves rank %d", topo_->rank, r);
+  const ChannelKind& kind = channel_table()[static_cast<size_t>(k)];
+  const bool same_node = topo_->same_node(topo_->rank, r);
+  PairSetup s = *base_;
+  s.peer = r;
+  s.peer_proc = same_node ? info(r).proc : 0;
+  if (!mpi_only_) {
+    ucx::Worker* w = nullptr;
+    DUCT_TRY(ucx::Worker::get(&w));
+    std::string addr(addrs_.data() + addr_displs_[static_cast<size_t>(r)],
+                     static_cast<size_t>(addr_lens_[static_cast<size_t>(r)]));
+    DUCT_TRY(w->endpoint(addr, &s.ep));
+    // Split messages only where one side may hold device memory that UCX
+    // cannot reach; both sides compute the same value.
+    const std::uint8_t f = flags_[static_cast<size_t>(r)];
+    const bool may_stage = (local_.cuda && !local_.ucx_cuda) || ((f & kCuda) && !(f & kUcxCuda));
+    s.chunk = may_stage ? chunk_ : 0;
+  }
+  channels_[static_cast<size_t>(r)] = kind.create(s);
+  if (std::strcmp(kind.name, "cuda_ipc") == 0) {  // (cma maps no device memory)
+    memory::IpcCache::instance().retain_peer(s.peer_proc);
+    ipc_peers_.push_back(s.peer_proc);
+  }
+  DUCT_DEBUG(channel, "rank %d -> rank %d: %s (%s)", topo_->rank, r, kind.name, why.c_str());
+  *out = channels_[static_cast<size_t>(r)].get();
   return Status::ok();
 }
 
@@ -299,13 +396,17 @@ ChannelSet::~ChannelSet() {
   }
 }
 
-std::string ChannelSet::describe_pair(int rank) const {
-  const std::string& k = kinds_[static_cast<size_t>(rank)];
+std::string ChannelSet::describe_pair(int rank) {
+  const std::string k = kind_to(rank);
   if (k != "ucx") return k;
+  Channel* c = nullptr;
   ucx::Worker* w = ucx::Worker::existing();
-  void* ep = eps_[static_cast<size_t>(rank)];
-  if (!w || !ep) return k;
-  return k + " (" + w->transports(static_cast<ucp_ep_h>(ep)) + ")";
+  if (!to(rank, &c) || !w) return k;
+  ucp_ep_h ep = nullptr;
+  std::string addr(addrs_.data() + addr_displs_[static_cast<size_t>(rank)],
+                   static_cast<size_t>(addr_lens_[static_cast<size_t>(rank)]));
+  if (!w->endpoint(addr, &ep) || !ep) return k;
+  return k + " (" + w->transports(ep) + ")";
 }
 
 }  // namespace duct::channel

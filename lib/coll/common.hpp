@@ -106,10 +106,14 @@ struct Link {
   std::uint32_t seq;
   Group g;
   Status send(int peer, const void* buf, std::size_t bytes, MemKind kind, std::uint32_t step, Request* r) {
-    return ctx.channels->to(g.rank(peer)).isend(buf, bytes, kind, channel::Tag{seq, step & 0xfffu}, r);
+    channel::Channel* c = nullptr;
+    DUCT_TRY(ctx.channels->to(g.rank(peer), &c));
+    return c->isend(buf, bytes, kind, channel::Tag{seq, step & 0xfffu}, r);
   }
   Status recv(int peer, void* buf, std::size_t bytes, MemKind kind, std::uint32_t step, Request* r) {
-    return ctx.channels->to(g.rank(peer)).irecv(buf, bytes, kind, channel::Tag{seq, step & 0xfffu}, r);
+    channel::Channel* c = nullptr;
+    DUCT_TRY(ctx.channels->to(g.rank(peer), &c));
+    return c->irecv(buf, bytes, kind, channel::Tag{seq, step & 0xfffu}, r);
   }
   // The same messages over another group (phases of a composite algorithm).
   Link on(Group other) const { return Link{ctx, seq, other}; }

@@ -23,7 +23,7 @@ bool Engine::possible(const ShmArea* shm, const channel::ChannelSet& ch, int ran
   if (size > reduce::kMaxPeers) return (*why = strprintf("%d ranks: the engine serves up to %d", size, reduce::kMaxPeers)), false;
   if (!reduce::device_built()) return (*why = "duct was built without CUDA"), false;
   for (int r = 0; r < size; ++r) {
-    if (ch.kind_to(r) != "cuda_ipc" && r != rank) return (*why = strprintf("rank %d is not reached by cuda_ipc", r)), false;
+    if (std::strcmp(ch.kind_to(r), "cuda_ipc") != 0 && r != rank) return (*why = strprintf("rank %d is not reached by cuda_ipc", r)), false;
     if (!ch.info(r).cuda) return (*why = strprintf("rank %d has no CUDA device", r)), false;
   }
   return true;
@@ -32,7 +32,7 @@ bool Engine::possible(const ShmArea* shm, const channel::ChannelSet& ch, int ran
 Engine::Engine(const ShmArea* shm, const channel::ChannelSet& ch, int rank, int size) : shm_(shm), me_(rank) {
   const auto& self = ch.info(rank);
   bool same = true;
-  for (int r = 0; r < size; ++r) same = same && std::strcmp(ch.info(r).bus_id, self.bus_id) == 0;
+  for (int r = 0; r < size; ++r) same = same && ch.info(r).bus == self.bus;
   workers_ = same ? 1 : size;
   if (worker() && config::get().engine_memops && memory::cuda::stream_memops()) {
     Status st = register_pages();

@@ -1,6 +1,7 @@
 #include "core/comm.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <list>
@@ -41,6 +42,15 @@ const std::string& boot_id() {
   return id;
 }
 
+namespace {
+// FNV-1a, 64 bits: the same on every rank whatever its compiler.
+std::uint64_t fnv1a(const std::string& s) noexcept {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+}  // namespace
+
 std::string node_name(const char* host, std::size_t len) {
   std::string name(host, len);
 #ifdef DUCT_SIM
@@ -57,33 +67,41 @@ Status build_topology(MPI_Comm comm, Topology* out, const MpiWait& wait) {
   DUCT_MPI_CHECK(MPI_Comm_rank(comm, &t.rank));
   DUCT_MPI_CHECK(MPI_Comm_size(comm, &t.size));
 
+  // A row is two 64-bit FNV-1a hashes, not the names themselves: every rank
+  // holds every row, and at thousands of ranks (or thousands of simulated
+  // ranks in one process) names of MPI_MAX_PROCESSOR_NAME bytes made the
+  // exchange n times that per rank. NCCL keys its nodes by a hash of host
+  // name and boot id the same way; two names with one hash among n ranks
+  // (about n^2 / 2^65) would put two nodes' ranks on one.
   struct Row {
-    char host[MPI_MAX_PROCESSOR_NAME];
-    char boot_id[40];  // the kernel's boot id: one per machine, shared by its namespaces
+    std::uint64_t node;     // the node's name (node_name) and the kernel's boot id
+    std::uint64_t machine;  // the kernel's boot id alone (0: none read)
   };
   struct Bufs {
     Row mine{};
     std::vector<Row> rows;
   };
   auto buf = std::make_shared<Bufs>();
-  std::snprintf(buf->mine.host, sizeof buf->mine.host, "%s", processor_name().c_str());
-  std::snprintf(buf->mine.boot_id, sizeof buf->mine.boot_id, "%s", boot_id().c_str());
+  {
+    const std::string host = processor_name();
+    std::string key = node_name(host.data(), host.size());
+    key += '\n';
+    key += boot_id();
+    buf->mine.node = fnv1a(key);
+    buf->mine.machine = boot_id().empty() ? 0 : fnv1a(boot_id());
+  }
   buf->rows.resize(static_cast<size_t>(t.size));
   MPI_Request req;
   DUCT_MPI_CHECK(setup_mpi::Iallgather(&buf->mine, sizeof(Row), MPI_BYTE, buf->rows.data(), sizeof(Row), MPI_BYTE, comm,
                                  &req));
-  DUCT_TRY(wait(&req, "MPI_Iallgather of the hostnames", buf));
+  DUCT_TRY(wait(&req, "MPI_Iallgather of the node keys", buf));
   const std::vector<Row>& rows = buf->rows;
-  // Each rank's node leader (the lowest rank with its host name and boot
-  // id) and local rank (its place among its node's ranks, in rank order).
+  // Each rank's node leader (the lowest rank with its node key) and local
+  // rank (its place among its node's ranks, in rank order).
   std::vector<int> leader_of(static_cast<size_t>(t.size)), local_of(static_cast<size_t>(t.size));
-  std::unordered_map<std::string, std::pair<int, int>> nodes;  // key -> (leader, ranks so far)
+  std::unordered_map<std::uint64_t, std::pair<int, int>> nodes;  // key -> (leader, ranks so far)
   for (int r = 0; r < t.size; ++r) {
-    const Row& row = rows[static_cast<size_t>(r)];
-    std::string key = node_name(row.host, strnlen(row.host, sizeof row.host));
-    key += '\n';
-    key.append(row.boot_id, strnlen(row.boot_id, sizeof row.boot_id));
-    auto it = nodes.try_emplace(std::move(key), r, 0).first;
+    auto it = nodes.try_emplace(rows[static_cast<size_t>(r)].node, r, 0).first;
     leader_of[static_cast<size_t>(r)] = it->second.first;
     local_of[static_cast<size_t>(r)] = it->second.second++;
   }
@@ -94,12 +112,10 @@ Status build_topology(MPI_Comm comm, Topology* out, const MpiWait& wait) {
   t.num_nodes = static_cast<int>(leaders.size());
   t.ranks_on.assign(leaders.size(), {});
   for (int r = 0; r < t.size; ++r) {
-    const Row& row = rows[static_cast<size_t>(r)];
     const int node = static_cast<int>(std::lower_bound(leaders.begin(), leaders.end(), leader_of[static_cast<size_t>(r)]) -
                                       leaders.begin());
     t.node_of.push_back(node);
     t.local_rank_of.push_back(local_of[static_cast<size_t>(r)]);
-    t.host_of.emplace_back(row.host);
     t.ranks_on[static_cast<size_t>(node)].push_back(r);
   }
   t.node = t.node_of[static_cast<size_t>(t.rank)];
@@ -108,10 +124,9 @@ Status build_topology(MPI_Comm comm, Topology* out, const MpiWait& wait) {
   t.local_rank = local_rank;
   t.local_size = local_size;
   const Row& me = rows[static_cast<size_t>(t.rank)];
-  if (me.boot_id[0] != '\0')
-    t.machine_size = static_cast<int>(std::count_if(rows.begin(), rows.end(), [&me](const Row& r) {
-      return std::strncmp(r.boot_id, me.boot_id, sizeof r.boot_id) == 0;
-    }));
+  if (me.machine != 0)
+    t.machine_size = static_cast<int>(
+        std::count_if(rows.begin(), rows.end(), [&me](const Row& r) { return r.machine == me.machine; }));
   t.machine_size = std::max(t.machine_size, local_size);
   // Rails: with the same number of ranks on every node, rail i is the
   // ranks of local index i on every node, in node order.

@@ -2,8 +2,8 @@
 //
 // Topology is built collectively, once per communicator, with PMPI calls
 // only (so an MPI interposition library never re-enters duct): an
-// allgather of each rank's host name (MPI_Get_processor_name) and kernel
-// boot id gives the node of each rank. (Not MPI_Comm_split_type: it creates
+// allgather of a hash of each rank's host name (MPI_Get_processor_name) and
+// kernel boot id gives the node of each rank. (Not MPI_Comm_split_type: it creates
 // a communicator, which the setup must not, coll/context.cpp.)
 // CommAttr wraps an MPI attribute keyval that caches duct's per-communicator
 // state on the user's communicator and frees it when the communicator is
@@ -43,7 +43,6 @@ struct Topology {
   int machine_size = 1;
   std::vector<int> node_of;  // node index of every rank
   std::vector<int> local_rank_of;       // local rank of every rank
-  std::vector<std::string> host_of;     // MPI_Get_processor_name of every rank
   std::vector<std::vector<int>> ranks_on;  // ranks of every node, in rank order
   // Every node has this many ranks of the communicator (0: nodes differ).
   int ranks_per_node = 0;

@@ -70,6 +70,12 @@ hwloc_bitmap_t binding(hwloc_topology_t t) {
 }  // namespace
 
 int process_numa_node() noexcept {
+#ifdef DUCT_SIM
+  // Simulated ranks are coroutines of one process: this machine's NUMA node
+  // says nothing of a simulated host, and every rank's private copy of the
+  // library would load a topology of its own (memory and time in n).
+  return -1;
+#endif
   std::lock_guard<std::mutex> lock(g_mutex);
   hwloc_topology_t t = load(false);
   if (!t) return -1;
