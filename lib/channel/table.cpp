@@ -7,11 +7,13 @@
 #include <cassert>
 #include <cstring>
 #include <functional>
+#include <utility>
 
 #include "channel/mpi_channel.hpp"
 #include "channel/ucx.hpp"
 #include "channel/ucx_channel.hpp"
 #include "core/config.hpp"
+#include "core/hash.hpp"
 #include "core/log.hpp"
 #include "memory/buffer.hpp"
 #include "memory/ipc_cache.hpp"
@@ -59,13 +61,6 @@ std::unique_ptr<Channel> make_ucx_channel(const PairSetup& s) { return std::make
 std::uint64_t hash_proc(const std::string& host, int pid) {
   std::uint64_t h = std::hash<std::string>{}(host);
   return h ^ (static_cast<std::uint64_t>(pid) * 0x9e3779b97f4a7c15ull);
-}
-
-// FNV-1a, 64 bits: the same on every rank whatever its compiler.
-std::uint64_t fnv1a(const char* s) noexcept {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (; *s; ++s) h = (h ^ static_cast<unsigned char>(*s)) * 0x100000001b3ull;
-  return h;
 }
 
 std::string must_agree_names() {
@@ -271,12 +266,10 @@ Status ChannelSet::create(MPI_Comm comm, const Topology& topo, std::uint32_t cid
                                           buf->addrs.data(), set->addr_lens_.data(), set->addr_displs_.data(), MPI_BYTE,
                                           comm, &req));
     DUCT_TRY(wait(&req, "MPI_Iallgatherv of the UCX worker addresses", buf));
-    set->addrs_ = buf->addrs;
+    set->addrs_ = std::move(buf->addrs);  // the exchange is complete
     // Bounce buffers must hold a whole chunk of any pair that stages.
     for (int r = 0; r < n; ++r) {
-      const std::uint8_t f = set->flags_[static_cast<size_t>(r)];
-      const bool may_stage = (local.cuda && !local.ucx_cuda) || ((f & kCuda) && !(f & kUcxCuda));
-      if (r != topo.rank && may_stage && set->chunk_) {
+      if (r != topo.rank && set->chunk_ && set->may_stage(r)) {
         memory::BouncePool::instance().configure(set->chunk_,
                                                  std::max<std::size_t>(64, 4 * static_cast<std::size_t>(base.depth)));
         break;
@@ -311,6 +304,16 @@ const PeerRow& ChannelSet::info(int rank) const {
   return node_rows_[static_cast<size_t>(topo_->local_rank_of[static_cast<size_t>(rank)])];
 }
 
+bool ChannelSet::may_stage(int rank) const {
+  const std::uint8_t f = flags_[static_cast<size_t>(rank)];
+  return (local_.cuda && !local_.ucx_cuda) || ((f & kCuda) && !(f & kUcxCuda));
+}
+
+std::string ChannelSet::address_of(int rank) const {
+  return std::string(addrs_.data() + addr_displs_[static_cast<size_t>(rank)],
+                     static_cast<size_t>(addr_lens_[static_cast<size_t>(rank)]));
+}
+
 int ChannelSet::kind_index(int rank, std::string* why) const {
   const PeerRow me = row_of(topo_->rank), peer = row_of(rank);
   const bool same_node = topo_->same_node(topo_->rank, rank);
@@ -341,14 +344,8 @@ Status ChannelSet::make(int r, Channel** out) {
   if (!mpi_only_) {
     ucx::Worker* w = nullptr;
     DUCT_TRY(ucx::Worker::get(&w));
-    std::string addr(addrs_.data() + addr_displs_[static_cast<size_t>(r)],
-                     static_cast<size_t>(addr_lens_[static_cast<size_t>(r)]));
-    DUCT_TRY(w->endpoint(addr, &s.ep));
-    // Split messages only where one side may hold device memory that UCX
-    // cannot reach; both sides compute the same value.
-    const std::uint8_t f = flags_[static_cast<size_t>(r)];
-    const bool may_stage = (local_.cuda && !local_.ucx_cuda) || ((f & kCuda) && !(f & kUcxCuda));
-    s.chunk = may_stage ? chunk_ : 0;
+    DUCT_TRY(w->endpoint(address_of(r), &s.ep));
+    s.chunk = may_stage(r) ? chunk_ : 0;
   }
   channels_[static_cast<size_t>(r)] = kind.create(s);
   if (std::strcmp(kind.name, "cuda_ipc") == 0) {  // (cma maps no device memory)
@@ -403,9 +400,7 @@ std::string ChannelSet::describe_pair(int rank) {
   ucx::Worker* w = ucx::Worker::existing();
   if (!to(rank, &c) || !w) return k;
   ucp_ep_h ep = nullptr;
-  std::string addr(addrs_.data() + addr_displs_[static_cast<size_t>(rank)],
-                   static_cast<size_t>(addr_lens_[static_cast<size_t>(rank)]));
-  if (!w->endpoint(addr, &ep) || !ep) return k;
+  if (!w->endpoint(address_of(rank), &ep) || !ep) return k;
   return k + " (" + w->transports(ep) + ")";
 }
 

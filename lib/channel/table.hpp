@@ -109,6 +109,10 @@ class ChannelSet {
   Status make(int rank, Channel** out);
   int kind_index(int rank, std::string* why) const;
   PeerRow row_of(int rank) const;  // the full row on this node, the flags elsewhere
+  // Whether the pair's messages may be split through bounce buffers: one
+  // side may hold device memory its UCX cannot reach (both sides agree).
+  bool may_stage(int rank) const;
+  std::string address_of(int rank) const;  // the rank's UCX worker address
   std::vector<std::unique_ptr<Channel>> channels_;
   const Topology* topo_ = nullptr;
   PeerInfo local_;

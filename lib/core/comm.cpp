@@ -9,6 +9,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/hash.hpp"
+
 namespace duct {
 
 Status mpi_error(int rc, const char* call) {
@@ -41,15 +43,6 @@ const std::string& boot_id() {
   }();
   return id;
 }
-
-namespace {
-// FNV-1a, 64 bits: the same on every rank whatever its compiler.
-std::uint64_t fnv1a(const std::string& s) noexcept {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
-}  // namespace
 
 std::string node_name(const char* host, std::size_t len) {
   std::string name(host, len);

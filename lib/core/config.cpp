@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string_view>
 
+#include "core/hash.hpp"
 #include "core/log.hpp"
 
 extern char** environ;
@@ -344,15 +345,9 @@ const Status& load_status() {
 
 unsigned long long agree_digest(const Env& env) {
   // FNV-1a over "name=value;" of every must_agree row.
-  unsigned long long h = 1469598103934665603ull;
-  for (const Var& v : kTable) {
-    if (!v.must_agree) continue;
-    std::string kv = std::string(v.name) + "=" + value_of(v, env) + ";";
-    for (unsigned char ch : kv) {
-      h ^= ch;
-      h *= 1099511628211ull;
-    }
-  }
+  std::uint64_t h = kFnv1aBasis;
+  for (const Var& v : kTable)
+    if (v.must_agree) h = fnv1a(std::string(v.name) + "=" + value_of(v, env) + ";", h);
   return h;
 }
 
@@ -392,12 +387,7 @@ const RulesFile& rules_file() {
     }
     f.path = path;
     f.why = named ? "DUCT_TUNE_FILE" : "the installed default";
-    unsigned long long h = 1469598103934665603ull;
-    for (unsigned char ch : f.text) {
-      h ^= ch;
-      h *= 1099511628211ull;
-    }
-    f.digest = h;
+    f.digest = fnv1a(f.text);
     return f;
   }();
   return file;
