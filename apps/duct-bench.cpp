@@ -60,6 +60,8 @@ struct Options {
   std::string coll = "allreduce";
   std::string algo;
   int mpi = 1;
+  int duct = 1;          // -D: time duct's out-of-place call
+  int in_place = 1;      // -I: time duct's in-place call where the collective has one
   int nonblocking = 0;   // -N: DUCT_I* + MPI_Wait (and MPI_I* for the MPI column)
   int stream = 0;        // -S: DUCT_*_stream on one CUDA stream (1), -G: replays of a captured graph (2)
   double overlap = -1;   // -O: compute time in us (0: as long as the blocking collective); <0: off
@@ -148,6 +150,8 @@ void usage() {
       "  -o <op>       sum prod min max land lor lxor band bor bxor minloc maxloc (default sum)\n"
       "  -r <root>     root of bcast, reduce, gather, scatter (default 0)\n"
       "  -m <0|1>      also time the MPI library on the same buffers (default 1)\n"
+      "  -D <0|1>      time duct (default 1; 0: the MPI library alone, e.g. each of duct-sim's selectors)\n"
+      "  -I <0|1>      also time duct in place where the collective has an in-place form (default 1)\n"
       "  -R <rounds>   time each size in <rounds> blocks, duct out-of-place, duct in-place and MPI taking turns,\n"
       "                and print the median block of each (default 1)\n"
       "  -N            nonblocking: time DUCT_I<coll> + MPI_Wait (and MPI_I<coll> + MPI_Wait on host buffers)\n"
@@ -166,9 +170,9 @@ bool parse(int argc, char** argv, Options* o, std::string* err) {
   int c;
 #ifdef DUCT_SIM
   // Simulated ranks share libc's getopt state (one process): SMPI's keeps one per rank.
-  while ((c = smpi_getopt(argc, argv, "b:e:f:n:w:c:d:t:o:C:A:m:r:R:NSGO:T:h")) != -1) {
+  while ((c = smpi_getopt(argc, argv, "b:e:f:n:w:c:d:t:o:C:A:m:D:I:r:R:NSGO:T:h")) != -1) {
 #else
-  while ((c = getopt(argc, argv, "b:e:f:n:w:c:d:t:o:C:A:m:r:R:NSGO:T:h")) != -1) {
+  while ((c = getopt(argc, argv, "b:e:f:n:w:c:d:t:o:C:A:m:D:I:r:R:NSGO:T:h")) != -1) {
 #endif
     switch (c) {
       case 'b':
@@ -188,6 +192,8 @@ bool parse(int argc, char** argv, Options* o, std::string* err) {
       case 'C': o->coll = optarg; break;
       case 'A': o->algo = optarg; break;
       case 'm': o->mpi = std::atoi(optarg); break;
+      case 'D': o->duct = std::atoi(optarg); break;
+      case 'I': o->in_place = std::atoi(optarg); break;
       case 'r': o->root = std::atoi(optarg); break;
       case 'R': o->rounds = std::atoi(optarg); break;
       case 'N': o->nonblocking = 1; break;
@@ -202,6 +208,8 @@ bool parse(int argc, char** argv, Options* o, std::string* err) {
   if (o->factor <= 1 && o->max_bytes > o->min_bytes) return (*err = "-f must be > 1"), false;
   if (o->iters < 0) return (*err = "-n must be >= 0"), false;
   if (o->rounds < 1) return (*err = "-R must be >= 1"), false;
+  if (!o->duct && !o->mpi) return (*err = "-D 0 needs the MPI library's column (-m 1)"), false;
+  if (!o->duct && (o->overlap >= 0 || o->stream)) return (*err = "-D 0 does not go with -O, -S or -G"), false;
   if (o->iters == 0 && o->overlap >= 0) return (*err = "-n 0 is not available in overlap mode"), false;
   if (o->stream && o->nonblocking) return (*err = "-S/-G do not go with -N"), false;
   if (o->stream == 2 && o->overlap >= 0) return (*err = "-G does not go with -O (-S -O does)"), false;
@@ -796,16 +804,17 @@ int main(int argc, char** argv) {
     // duct out-of-place, duct in-place and MPI taking turns.
     const std::function<int()> oop_call = [&] { return duct_call(false); };
     const std::function<int()> ip_call = [&] { return duct_call(true); };
-    const long long w_oop = first_call(oop_call, false);
-    const int it_oop = warm_up(oop_call);
-    const long long w_ip = s.in_place ? first_call(ip_call, true) : -1;
-    const int it_ip = s.in_place ? warm_up(ip_call) : 0;
+    const bool time_ip = s.in_place && o.duct && o.in_place;
+    const long long w_oop = o.duct ? first_call(oop_call, false) : -1;
+    const int it_oop = o.duct ? warm_up(oop_call) : 0;
+    const long long w_ip = time_ip ? first_call(ip_call, true) : -1;
+    const int it_ip = time_ip ? warm_up(ip_call) : 0;
     const long long w_mpi = o.mpi ? first_call(mpi_call, false) : -1;
     const int it_mpi = o.mpi ? warm_up(mpi_call) : 0;
     std::vector<double> r_oop, r_ip, r_mpi;
     for (int r = 0; r < o.rounds; ++r) {
-      r_oop.push_back(timed_block(oop_call, it_oop));
-      if (s.in_place) r_ip.push_back(timed_block(ip_call, it_ip));
+      if (o.duct) r_oop.push_back(timed_block(oop_call, it_oop));
+      if (time_ip) r_ip.push_back(timed_block(ip_call, it_ip));
       if (o.mpi) r_mpi.push_back(timed_block(mpi_call, it_mpi));
     }
     const double t_oop = median(r_oop), t_ip = median(r_ip), t_mpi = median(r_mpi);
@@ -824,10 +833,10 @@ int main(int argc, char** argv) {
       };
       std::printf("  %12zu %12zu %8s %6s %5s", bytes, coll == "barrier" ? std::size_t{0} : static_cast<std::size_t>(icount),
                   type->name, reduces ? op->name : "-", s.rooted ? std::to_string(root).c_str() : "-");
-      cols(t_oop, w_oop, true);
-      cols(t_ip, w_ip, s.in_place);
+      cols(t_oop, w_oop, o.duct != 0);
+      cols(t_ip, w_ip, time_ip);
       cols(t_mpi, w_mpi, o.mpi != 0);
-      if (o.mpi) std::printf(" %8.2f\n", t_oop > 0 ? t_mpi / t_oop : 0);
+      if (o.mpi && o.duct) std::printf(" %8.2f\n", t_oop > 0 ? t_mpi / t_oop : 0);
       else std::printf(" %8s\n", "-");
       std::fflush(stdout);
     }
