@@ -22,7 +22,7 @@
 // with CMA the same way).
 //
 // A call of sequence k (one slot, whatever its size):
-//   1. every rank claims its slot (every rank is done with k - kSlots),
+//   1. every rank claims its slot (every rank is done with its previous use),
 //      writes the address of the bytes it offers (Spec::source; 0: none)
 //      and publishes k;
 //   2. it copies its own block locally (Spec::local);
@@ -75,7 +75,7 @@ Sched cma_call(Context& ctx, const CollArgs& a, Spec spec) {
   const int p = ShmArea::slot_of(k);
   const void* src = nullptr;
   DUCT_CO_TRY(spec.source(&src));
-  SHM_CLAIM(s, k, me, n);
+  SHM_CLAIM(s, s.claim_need(k, false), me, n);
   const auto addr = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(src));
   std::memcpy(s.slot(me, p, sizeof addr), &addr, sizeof addr);
   shm_publish(s, k, tag, p, me);

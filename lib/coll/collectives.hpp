@@ -244,7 +244,7 @@ Sched doubling_allgather(Context& ctx, Link link, void* buf, MemKind kind, const
 
 // The shared-memory protocol of the shm algorithms (coll/shm.hpp). Before
 // writing its slot of sequence k a rank makes sure every rank is done with
-// k - kSlots: `shm_claimed` looks without waiting, `shm_claim` waits; SHM_CLAIM does
+// the slot's previous use, `need` (ShmArea::claim_need): `shm_claimed` looks without waiting, `shm_claim` waits; SHM_CLAIM does
 // both. shm_publish makes this rank's slot of k visible; shm_wait_rank waits
 // for rank q's; shm_exchange publishes and waits for every rank's (after it
 // every slot of k may be read). Every algorithm ends with
@@ -252,8 +252,8 @@ Sched doubling_allgather(Context& ctx, Link link, void* buf, MemKind kind, const
 // which call this is: a wait that finds another call's word for sequence k
 // returns Errc::mismatch instead of reading it.
 class ShmArea;
-Sched shm_claim(ShmArea& s, std::uint64_t k, int me, int n);
-bool shm_claimed(ShmArea& s, std::uint64_t k, int me, int n);
+Sched shm_claim(ShmArea& s, std::uint64_t need, int me, int n);
+bool shm_claimed(ShmArea& s, std::uint64_t need, int me, int n);
 void shm_publish(ShmArea& s, std::uint64_t k, std::uint32_t tag, int idx, int me);
 // The tag of a call: its collective and, for the rooted ones, its root
 // (mod 256); equal on every rank of a correct program.
@@ -294,8 +294,8 @@ WaitAwaiter<WaitShm> shm_wait_all(ShmArea& s, std::uint64_t k, std::uint32_t tag
 // Until rank q has finished sequence k (ShmArea::finish): a rank whose
 // memory others read in call k (coll/cma.hpp) waits for its readers so.
 Sched shm_wait_done(ShmArea& s, int q, std::uint64_t k);
-#define SHM_CLAIM(s, k, me, n) \
-  if (!::duct::coll::shm_claimed((s), (k), (me), (n))) DUCT_CO_TRY(co_await ::duct::coll::shm_claim((s), (k), (me), (n)))
+#define SHM_CLAIM(s, need, me, n) \
+  if (!::duct::coll::shm_claimed((s), (need), (me), (n))) DUCT_CO_TRY(co_await ::duct::coll::shm_claim((s), (need), (me), (n)))
 // The shm reduce: every rank writes its slot; the root (every rank when
 // `everyone`: allreduce) waits for all slots and reduces them in rank order.
 // (Their plain forms: coll/shm_rounds.hpp.)

@@ -264,12 +264,12 @@ class WaitCounter final : public Waitable {
 
 }  // namespace
 
-Sched shm_claim(ShmArea& s, std::uint64_t k, int me, int n) {
+Sched shm_claim(ShmArea& s, std::uint64_t need, int me, int n) {
   for (int q = 0; q < n; ++q) {
     if (q == me) continue;
-    DUCT_CO_TRY(co_await WaitAwaiter<WaitCounter>{WaitCounter(s.done(q), k - ShmArea::kSlots, q, "done count")});
+    DUCT_CO_TRY(co_await WaitAwaiter<WaitCounter>{WaitCounter(s.done(q), need, q, "done count")});
   }
-  s.every_rank_done(k - ShmArea::kSlots);
+  s.every_rank_done(need);
   co_return Status::ok();
 }
 
@@ -278,25 +278,25 @@ Sched shm_wait_done(ShmArea& s, int q, std::uint64_t k) {
   co_return co_await WaitAwaiter<WaitCounter>{WaitCounter(s.done(q), k, q, "done count")};
 }
 
-Status shm_claim_now(ShmArea& s, std::uint64_t k, int me, int n, Spinner& sp) {
+Status shm_claim_now(ShmArea& s, std::uint64_t need, int me, int n, Spinner& sp) {
   for (int q = 0; q < n; ++q) {
     if (q == me) continue;
-    WaitCounter w(s.done(q), k - ShmArea::kSlots, q, "done count");
+    WaitCounter w(s.done(q), need, q, "done count");
     DUCT_TRY(sp.wait(w));
   }
-  s.every_rank_done(k - ShmArea::kSlots);
+  s.every_rank_done(need);
   return Status::ok();
 }
 
-bool shm_claimed(ShmArea& s, std::uint64_t k, int me, int n) {
-  if (s.writable(k)) return true;
+bool shm_claimed(ShmArea& s, std::uint64_t need, int me, int n) {
+  if (s.writable(need)) return true;
   // Look at every done line; remember the least, so that the next calls
   // need no look until they catch up with it.
   std::uint64_t least = ~std::uint64_t{0};
   for (int q = 0; q < n; ++q)
     if (q != me) least = std::min(least, word_load(s.done(q)));
   s.every_rank_done(least);
-  return s.writable(k);
+  return s.writable(need);
 }
 
 void shm_publish(ShmArea& s, std::uint64_t k, std::uint32_t tag, int idx, int me) {

@@ -3,7 +3,9 @@
 // When every rank of a communicator is on one node, each rank owns a region
 // of a POSIX shared-memory segment that rank 0 creates and every rank maps
 // (ShmArea::create): kSlots slots, used in turn by the
-// collective's sequence number k (slot k % kSlots). A slot starts on a cache line with its
+// collective's sequence number k (slot k % kSlots; a call of several rounds,
+// or of more than 4 KiB in a slot, uses the first kPipeSlots of them, slot
+// k % kPipeSlots: piped()). A slot starts on a cache line with its
 // "ready" sequence number, and the data follows right after it, so a vector
 // of up to 56 bytes travels with its flag in one cache line (a call of
 // more than 4 KiB per slot: from the next line, aligned; slot()). Ranks write
@@ -13,7 +15,8 @@
 // Each region also starts with a "done" line: the sequence number of the
 // last shared-memory collective this rank finished (all its reads of other
 // ranks' slots complete). A rank may write its slot of sequence k once every
-// rank is done with k - kSlots, the slot's previous use. Where every rank
+// rank is done with the slot's previous use (claim_need: k - kSlots, or
+// k - kPipeSlots in a piped call). Where every rank
 // publishes and waits for every rank (allreduce, allgather, barrier, the
 // root of reduce and gather), a rank that saw every rank's sequence j knows
 // they had all returned from j-1; a look at the done lines tells the same of
@@ -55,10 +58,46 @@ class ShmArea {
   // a slot on 2 ranks here); pages of a slot are backed only as far as
   // messages reach, so small messages cost no memory beyond the first page.
   static constexpr std::size_t kSlotBytes = 64u << 10;
-  // Slots per rank: how many shared-memory collectives a rank may run ahead
-  // of the slowest reader.
-  static constexpr int kSlots = 8;
-  static int slot_of(std::uint64_t k) noexcept { return static_cast<int>(k % kSlots); }
+  // Slots per rank: how many shared-memory collectives of one round (a
+  // slot's worth or less) a rank may run ahead of the slowest reader. 8
+  // until 2026-11-29: at 4 ranks on the build VM's 2 cores, a root of small
+  // bcasts, reduces, gathers or scatters that stopped every 8 calls for a
+  // reader's time slice took 0.7-1.1 us a call against 0.3-0.6 with 32
+  // (Open MPI's eager FIFO lets its root run far ahead too;
+  // docs/benchmarks/2026-11-29-shm-depth.md). A rank's slots take 2 MiB of
+  // the segment (Open MPI's vader: 4 MiB a process), backed only as far as
+  // calls reach.
+  static constexpr int kSlots = 32;
+  // Slots of a piped call: one of several rounds (a vector larger than a
+  // slot, in slot-sized pieces) or that puts more than kDeepBytes in a slot.
+  // They run at most kPipeSlots rounds ahead of the slowest rank, and their
+  // slots' pages stay in the caches: with all 32 slots, a 2-rank reduce
+  // of 64 KiB took 1.4x longer (4 MiB of two ranks' slots, past the build
+  // VM's 2 MiB of L2 per core) and one of 4 ranks 1.4-1.9x.
+  static constexpr int kPipeSlots = 8;
+  static constexpr std::size_t kDeepBytes = 4096;
+  static_assert(kPipeSlots <= kSlots);
+  // Whether a call of `rounds` rounds that puts at most `used` bytes in a
+  // slot is piped (equal on every rank: both are).
+  static constexpr bool piped(std::size_t rounds, std::size_t used) noexcept {
+    return rounds > 1 || used > kDeepBytes;
+  }
+  // The slot of sequence k, in a piped call or not.
+  static int slot_of(std::uint64_t k, bool piped = false) noexcept {
+    return static_cast<int>(k % (piped ? kPipeSlots : kSlots));
+  }
+  // The sequence number every rank must be done with before this rank
+  // writes its slot of sequence k: the slot's previous use, or later. In a
+  // piped call, k - kPipeSlots (its slot's earlier users, of either kind,
+  // are sequences congruent to k mod kPipeSlots). Otherwise k - kSlots, and
+  // for a slot below kPipeSlots also the last sequence of the latest piped
+  // call (which may have used it since).
+  std::uint64_t claim_need(std::uint64_t k, bool piped) const noexcept {
+    const std::uint64_t lag = piped ? kPipeSlots : kSlots;
+    std::uint64_t need = k > lag ? k - lag : 0;
+    if (!piped && slot_of(k) < kPipeSlots && last_piped_ > need) need = last_piped_;
+    return need;
+  }
   // A slot's ready word is the sequence number k and the call's tag
   // (shm_tag: which collective, its root): word(k, tag). A rank waiting for
   // k finds an older word (not yet), word(k, tag), or a later call's word
@@ -147,9 +186,11 @@ class ShmArea {
   // filling the next slot).
   // `from`: the rank this call read from (-1: every rank).
   static constexpr std::size_t kPrefetchLines = 6;
-  // `used`: as for slot().
-  void prefetch_next(int from, int me, std::uint64_t k, std::size_t used, std::size_t lo, std::size_t hi) const {
-    const int p = slot_of(k + 1);
+  // `used`: as for slot(); `more`: k + 1 is another round of this call (a
+  // piped call's slot).
+  void prefetch_next(int from, int me, std::uint64_t k, std::size_t used, std::size_t lo, std::size_t hi,
+                     bool more = false) const {
+    const int p = slot_of(k + 1, more);
     const std::size_t first = (data_at(used) + lo) / 64;
     std::size_t end = std::max(first + 1, (data_at(used) + hi + 63) / 64);
     if (end - first > kPrefetchLines) end = first + 1;
@@ -162,12 +203,13 @@ class ShmArea {
     for (int q = 0; q < size_; ++q)
       if (q != me) lines_of(q);
   }
-  // Every rank is done with sequence k: slots up to k + kSlots are free.
+  // Every rank is done with sequence k.
   void every_rank_done(std::uint64_t k) noexcept {
-    if (k + kSlots > writable_) writable_ = k + kSlots;
+    if (k > all_done_) all_done_ = k;
   }
-  // Whether this rank may write its slot of sequence k without looking.
-  bool writable(std::uint64_t k) const noexcept { return k <= writable_; }
+  // Whether every rank is known to be done with sequence `need`
+  // (claim_need), so that this rank may write without looking.
+  bool writable(std::uint64_t need) const noexcept { return need <= all_done_; }
   int size() const noexcept { return size_; }
   // Cross-memory attach: whether every rank of the area may read every
   // other's memory with process_vm_readv(2) (create() tried it from every
@@ -178,11 +220,13 @@ class ShmArea {
   long pid(int r) const noexcept { return pids_[static_cast<std::size_t>(r)]; }
   // The next sequence number of a shared-memory collective (starts at 1; equal
   // on every rank because collectives on a communicator are ordered).
-  std::uint64_t next_seq() noexcept { return ++seq_; }
-  // `count` consecutive sequence numbers for one call's rounds: the first.
-  std::uint64_t next_seqs(std::size_t count) noexcept {
+  std::uint64_t next_seq() noexcept { return next_seqs(1, false); }
+  // `count` consecutive sequence numbers for one call's rounds, of a piped
+  // call or not: the first.
+  std::uint64_t next_seqs(std::size_t count, bool piped) noexcept {
     const std::uint64_t k = seq_ + 1;
     seq_ += count;
+    if (piped) last_piped_ = seq_;
     return k;
   }
 
@@ -196,7 +240,8 @@ class ShmArea {
   std::vector<long> pids_;
   std::uint64_t probe_ = 0;  // what the other ranks read at create() to try process_vm_readv
   std::uint64_t seq_ = 0;
-  std::uint64_t writable_ = kSlots;  // sequence numbers 1..kSlots use fresh slots
+  std::uint64_t all_done_ = 0;    // every rank is known to be done with this sequence number
+  std::uint64_t last_piped_ = 0;  // the last sequence number of the latest piped call
 };
 
 }  // namespace duct::coll

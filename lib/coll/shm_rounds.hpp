@@ -1,9 +1,10 @@
 // duct coll: the one round structure of every shared-memory collective.
 //
 // Each shm algorithm (coll/shm.hpp) moves its data in rounds, one slot's
-// worth each, under a sequence number k of its own (slot p = slot_of(k)):
+// worth each, under a sequence number k of its own (slot p = slot_of(k),
+// among the first kPipeSlots slots in a piped call: ShmArea::piped):
 //   1. a rank that writes this round makes sure every rank is done with
-//      k - kSlots (the slot's previous use), fills its slot and publishes k;
+//      the slot's previous use (claim_need), fills its slot and publishes k;
 //   2. it waits for the slots it reads: nobody's (a root of bcast or
 //      scatter, a non-root of reduce or gather: write and go), the root's,
 //      or every rank's (then every rank publishes k, even one that wrote
@@ -44,8 +45,8 @@
 // 2-rank shm allgather of 1 MiB went from 73 us in lock step to 54-63 led,
 // 4 MiB from 294 to 210-250, against Open MPI's 152-253
 // (docs/benchmarks/2026-11-28-led-shm.md). A fill ahead never waits: the
-// slot of round r + j is free once every rank is done with r + j - kSlots,
-// and at most kSlots - 1 rounds past the one it reads, a rank needs only
+// slot of round r + j is free once every rank is done with r + j - kPipeSlots,
+// and at most kPipeSlots - 1 rounds past the one it reads, a rank needs only
 // rounds every rank has read already; so it claims without waiting, and
 // waits only for the round it reads next.
 //
@@ -96,9 +97,9 @@ concept ShmTreeSpec = requires(const Spec& s, Spec& m, std::size_t r, int p, voi
   m.fill_from(r, p, slot);
 };
 
-// Rounds a led Spec fills ahead of the one it reads (at most kSlots - 1:
+// Rounds a led Spec fills ahead of the one it reads (at most kPipeSlots - 1:
 // see above).
-inline constexpr std::size_t kLead = ShmArea::kSlots - 1;
+inline constexpr std::size_t kLead = ShmArea::kPipeSlots - 1;
 // Whether a (non-tree) Spec is led.
 template <class Spec>
 bool shm_led(const Spec& spec) {
@@ -117,7 +118,7 @@ struct ShmLead {
   // Fill and publish the next round.
   Status fill() {
     const std::uint64_t kf = k0 + filled;
-    const int p = ShmArea::slot_of(kf);
+    const int p = ShmArea::slot_of(kf, true);
     DUCT_TRY(spec.fill(filled, s.slot(me, p, spec.used)));
     shm_publish(s, kf, tag, p, me);
     ++filled;
@@ -128,7 +129,7 @@ struct ShmLead {
   // its slot is free without waiting.
   bool ahead(std::size_t r, int p) {
     return filled < spec.rounds && filled <= r + kLead && !shm_all_published(s, k0 + r, p, me) &&
-           shm_claimed(s, k0 + filled, me, n);
+           shm_claimed(s, s.claim_need(k0 + filled, true), me, n);
   }
 };
 
@@ -140,12 +141,12 @@ Sched shm_rounds(Context& ctx, const CollArgs& a, Spec spec) {
   DUCT_CO_TRY(spec.begin());
   if constexpr (!ShmTreeSpec<Spec>) {
     if (shm_led(spec)) {
-      ShmLead<Spec> lead{s, spec, s.next_seqs(spec.rounds), tag, me, n};
+      ShmLead<Spec> lead{s, spec, s.next_seqs(spec.rounds, true), tag, me, n};
       for (std::size_t r = 0; r < spec.rounds; ++r) {
         const std::uint64_t k = lead.k0 + r;
-        const int p = ShmArea::slot_of(k);
+        const int p = ShmArea::slot_of(k, true);
         if (lead.filled == r) {
-          SHM_CLAIM(s, k, me, n);
+          SHM_CLAIM(s, s.claim_need(k, true), me, n);
           DUCT_CO_TRY(lead.fill());
         }
         while (lead.ahead(r, p)) DUCT_CO_TRY(lead.fill());
@@ -156,17 +157,19 @@ Sched shm_rounds(Context& ctx, const CollArgs& a, Spec spec) {
       co_return spec.end();
     }
   }
+  const bool piped = ShmArea::piped(spec.rounds, spec.used);
+  const std::uint64_t k0 = s.next_seqs(spec.rounds, piped);
   for (std::size_t r = 0; r < spec.rounds; ++r) {
-    const std::uint64_t k = s.next_seq();
-    const int p = ShmArea::slot_of(k);
+    const std::uint64_t k = k0 + r;
+    const int p = ShmArea::slot_of(k, piped);
     if constexpr (ShmTreeSpec<Spec>) {
       for (int c : spec.children()) DUCT_CO_TRY(co_await shm_wait_rank(s, k, tag, p, c));
-      SHM_CLAIM(s, k, me, n);
+      SHM_CLAIM(s, s.claim_need(k, piped), me, n);
       DUCT_CO_TRY(spec.fill_from(r, p, s.slot(me, p, spec.used)));
       shm_publish(s, k, tag, p, me);
     } else {
       if (spec.writes) {
-        SHM_CLAIM(s, k, me, n);
+        SHM_CLAIM(s, s.claim_need(k, piped), me, n);
         DUCT_CO_TRY(spec.fill(r, s.slot(me, p, spec.used)));
       }
       if (spec.wait == kShmAll) {
@@ -183,7 +186,7 @@ Sched shm_rounds(Context& ctx, const CollArgs& a, Spec spec) {
 }
 
 // shm_claim in place.
-Status shm_claim_now(ShmArea& s, std::uint64_t k, int me, int n, Spinner& sp);
+Status shm_claim_now(ShmArea& s, std::uint64_t need, int me, int n, Spinner& sp);
 
 template <class Spec>
 Status shm_rounds_now(Context& ctx, const CollArgs& a, Spec spec, Spinner& sp) {
@@ -193,12 +196,13 @@ Status shm_rounds_now(Context& ctx, const CollArgs& a, Spec spec, Spinner& sp) {
   DUCT_TRY(spec.begin());
   if constexpr (!ShmTreeSpec<Spec>) {
     if (shm_led(spec)) {  // as in shm_rounds
-      ShmLead<Spec> lead{s, spec, s.next_seqs(spec.rounds), tag, me, n};
+      ShmLead<Spec> lead{s, spec, s.next_seqs(spec.rounds, true), tag, me, n};
       for (std::size_t r = 0; r < spec.rounds; ++r) {
         const std::uint64_t k = lead.k0 + r;
-        const int p = ShmArea::slot_of(k);
+        const int p = ShmArea::slot_of(k, true);
         if (lead.filled == r) {
-          if (!shm_claimed(s, k, me, n)) DUCT_TRY(shm_claim_now(s, k, me, n, sp));
+          const std::uint64_t need = s.claim_need(k, true);
+          if (!shm_claimed(s, need, me, n)) DUCT_TRY(shm_claim_now(s, need, me, n, sp));
           DUCT_TRY(lead.fill());
         }
         while (lead.ahead(r, p)) DUCT_TRY(lead.fill());
@@ -210,20 +214,24 @@ Status shm_rounds_now(Context& ctx, const CollArgs& a, Spec spec, Spinner& sp) {
       return spec.end();
     }
   }
+  const bool piped = ShmArea::piped(spec.rounds, spec.used);
+  const std::uint64_t k0 = s.next_seqs(spec.rounds, piped);
   for (std::size_t r = 0; r < spec.rounds; ++r) {
-    const std::uint64_t k = s.next_seq();
-    const int p = ShmArea::slot_of(k);
+    const std::uint64_t k = k0 + r;
+    const int p = ShmArea::slot_of(k, piped);
     if constexpr (ShmTreeSpec<Spec>) {
       for (int c : spec.children()) {
         WaitShm w(s, k, tag, p, c, false);
         DUCT_TRY(sp.wait(w));
       }
-      if (!shm_claimed(s, k, me, n)) DUCT_TRY(shm_claim_now(s, k, me, n, sp));
+      if (const std::uint64_t need = s.claim_need(k, piped); !shm_claimed(s, need, me, n))
+        DUCT_TRY(shm_claim_now(s, need, me, n, sp));
       DUCT_TRY(spec.fill_from(r, p, s.slot(me, p, spec.used)));
       shm_publish(s, k, tag, p, me);
     } else {
       if (spec.writes) {
-        if (!shm_claimed(s, k, me, n)) DUCT_TRY(shm_claim_now(s, k, me, n, sp));
+        if (const std::uint64_t need = s.claim_need(k, piped); !shm_claimed(s, need, me, n))
+        DUCT_TRY(shm_claim_now(s, need, me, n, sp));
         DUCT_TRY(spec.fill(r, s.slot(me, p, spec.used)));
       }
       if (spec.wait == kShmAll || spec.writes) shm_publish(s, k, tag, p, me);
@@ -236,10 +244,10 @@ Status shm_rounds_now(Context& ctx, const CollArgs& a, Spec spec, Spinner& sp) {
     s.finish(me, k);
     if constexpr (ShmTreeSpec<Spec>) {
       const auto [lo, hi] = spec.span(r);
-      for (int c : spec.children()) s.prefetch_next(c, me, k, spec.used, lo, hi);
+      for (int c : spec.children()) s.prefetch_next(c, me, k, spec.used, lo, hi, r + 1 < spec.rounds);
     } else if (spec.wait != kShmNone) {
       const auto [lo, hi] = spec.span(r);
-      s.prefetch_next(spec.wait == kShmAll ? -1 : spec.wait, me, k, spec.used, lo, hi);
+      s.prefetch_next(spec.wait == kShmAll ? -1 : spec.wait, me, k, spec.used, lo, hi, r + 1 < spec.rounds);
     }
   }
   return spec.end();

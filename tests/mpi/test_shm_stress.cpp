@@ -9,7 +9,12 @@
 // furthest apart (the writer of an 8-byte call returns soonest). The rounds
 // form takes up to 160 KB per rank, so that calls run in several rounds,
 // the led ones (every rank filling slots ahead of its reads:
-// coll/shm_rounds.hpp) among them, and adds an alltoall.
+// coll/shm_rounds.hpp) among them, and adds an alltoall. The mixed form is
+// bcasts and scatters from one root for 40 calls, the first of 160 KB per
+// rank (several rounds), the others of 4-12 bytes: a call of several rounds
+// uses the first kPipeSlots slots, which the one-round calls after it share
+// (ShmArea::claim_need), and its readers may still be reading them when the
+// root returns.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -32,19 +37,24 @@ std::vector<std::int32_t> input(int rank, int it, int count) {
 
 // One call of iteration `it`: through duct (`duct`) or the MPI library.
 // Returns its result on this rank (empty where the call gives none).
-enum class Sizes { small, tiny, rounds };
+enum class Sizes { small, tiny, rounds, mixed };
+// The collective of iteration `it` (0 bcast ... 6 barrier or alltoall) and its root.
+int kind_of(int it, Sizes sizes) { return sizes == Sizes::mixed ? (it % 2 == 0 ? 0 : 3) : it % 7; }
+int root_of(int it, int n, Sizes sizes) { return sizes == Sizes::mixed ? (it / 40) % n : (it / 7) % n; }
 std::vector<std::int32_t> call(bool duct, MPI_Comm comm, int me, int n, int it, Sizes sizes) {
-  // small: 4 B to 1.2 KiB per rank; tiny: 4, 8 and 12 B; rounds: 4 B to 160 KB
+  // small: 4 B to 1.2 KiB per rank; tiny: 4, 8 and 12 B; rounds: 4 B to
+  // 160 KB; mixed: 160 KB every 11th call, else 4, 8 or 12 B
   const int count = sizes == Sizes::tiny     ? (it % 5 == 4 ? 3 : 1 + it % 2)
                     : sizes == Sizes::rounds ? 1 + (it * 7919) % 40000
+                    : sizes == Sizes::mixed  ? (it % 40 == 0 ? 40000 : 1 + it % 3)
                                              : 1 + (it * 7) % 300;
-  const int root = (it / 7) % n;
+  const int root = root_of(it, n, sizes);
   const std::size_t c = static_cast<std::size_t>(count), nc = c * static_cast<std::size_t>(n);
   std::vector<std::int32_t> in = input(me, it, count);
   std::vector<std::int32_t> all;
   std::vector<std::int32_t> out;
   int rc = MPI_SUCCESS;
-  switch (it % 7) {
+  switch (kind_of(it, sizes)) {
     case 0:  // bcast
       out = me == root ? in : std::vector<std::int32_t>(c, -1);
       rc = duct ? DUCT_Bcast(out.data(), count, MPI_INT32_T, root, comm)
@@ -118,7 +128,7 @@ void stress(MPI_Comm comm, int iterations, Sizes sizes) {
       long long w = 0;
       for (std::size_t i = 0; i < want.size(); ++i) w += g[i] != want[i];
       if (w != 0)
-        FAIL_CHECK("rank " << me << ": iteration " << it << " (kind " << it % 7 << ", root " << (it / 7) % n << "): "
+        FAIL_CHECK("rank " << me << ": iteration " << it << " (kind " << kind_of(it, sizes) << ", root " << root_of(it, n, sizes) << "): "
                            << w << " wrong elements");
       wrong += w;
     }
@@ -158,6 +168,7 @@ TEST_CASE("back-to-back small collectives with changing roots match the MPI libr
     REQUIRE(DUCT_Tune("allreduce:0-inf:shm;bcast:0-inf:shm;reduce:0-inf:shm;gather:0-inf:shm;scatter:0-inf:shm;"
                       "allgather:0-inf:shm;alltoall:0-inf:shm") == MPI_SUCCESS);
     stress(MPI_COMM_WORLD, 448, Sizes::rounds);
+    stress(MPI_COMM_WORLD, 1536, Sizes::mixed);
     REQUIRE(DUCT_Tune("") == MPI_SUCCESS);
   }
   SECTION("a split communicator") {
