@@ -7,7 +7,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "capi/entry.hpp"
+#include "capi/errors.hpp"
 #include "core/log.hpp"
 #include "duct/duct.h"
 

@@ -14,22 +14,28 @@
 #include <set>
 #include <string>
 
-#include "channel/channel.hpp"
 #include "core/hwtopo.hpp"
 #include "core/netdev.hpp"
+#include "core/status.hpp"
+#include "memory/cuda.hpp"
 
 namespace duct::channel::ucx {
+
+using memory::MemKind;
 
 // 64-bit tag layout: | cid:16 | src:20 | type:2 | seq:14 | step:12 |
 enum class MsgType : std::uint64_t { data = 0, header = 1, fin = 2 };
 constexpr int kMaxRanks = 1 << 20;
 constexpr unsigned kMaxCid = 1u << 16;
 
-constexpr std::uint64_t make_tag(std::uint32_t cid, std::uint32_t src, MsgType type, Tag t) {
+// `seq`: the collective's sequence number, `step`: the message within it
+// (channel::Tag).
+constexpr std::uint64_t make_tag(std::uint32_t cid, std::uint32_t src, MsgType type, std::uint32_t seq,
+                                 std::uint32_t step) {
   return (static_cast<std::uint64_t>(cid & 0xffffu) << 48) |
          (static_cast<std::uint64_t>(src & 0xfffffu) << 28) |
          (static_cast<std::uint64_t>(type) << 26) |
-         (static_cast<std::uint64_t>(t.seq & 0x3fffu) << 12) | (t.step & 0xfffu);
+         (static_cast<std::uint64_t>(seq & 0x3fffu) << 12) | (step & 0xfffu);
 }
 
 // What this process knows of its node's network for the automatic NIC

@@ -46,8 +46,8 @@ class UcxChannel : public Channel {
   Status raw_recv(void* buf, std::size_t bytes, MemKind kind, Tag tag, ucx::MsgType type, Request* req);
 
   const PairSetup& setup() const noexcept { return s_; }
-  std::uint64_t tag_to_peer(Tag t, ucx::MsgType type) const { return ucx::make_tag(s_.cid, s_.rank, type, t); }
-  std::uint64_t tag_from_peer(Tag t, ucx::MsgType type) const { return ucx::make_tag(s_.cid, s_.peer, type, t); }
+  std::uint64_t tag_to_peer(Tag t, ucx::MsgType type) const { return ucx::make_tag(s_.cid, s_.rank, type, t.seq, t.step); }
+  std::uint64_t tag_from_peer(Tag t, ucx::MsgType type) const { return ucx::make_tag(s_.cid, s_.peer, type, t.seq, t.step); }
 
  private:
   PairSetup s_;

@@ -59,10 +59,10 @@ TEST_CASE("message tags keep their fields apart", "[schedule]") {
     for (std::uint32_t src : {0u, 1u, (1u << 20) - 1})
       for (MsgType t : {MsgType::data, MsgType::header, MsgType::fin})
         for (std::uint32_t seq : {0u, 1u, 0x3fffu})
-          for (std::uint32_t step : {0u, 1u, 0xfffu}) CHECK(seen.insert(make_tag(cid, src, t, {seq, step})).second);
+          for (std::uint32_t step : {0u, 1u, 0xfffu}) CHECK(seen.insert(make_tag(cid, src, t, seq, step)).second);
   // Sequence numbers wrap at 14 bits, steps at 12, by design.
-  CHECK(make_tag(1, 2, MsgType::data, {0x4000, 0}) == make_tag(1, 2, MsgType::data, {0, 0}));
-  CHECK(make_tag(1, 2, MsgType::data, {0, 0x1000}) == make_tag(1, 2, MsgType::data, {0, 0}));
+  CHECK(make_tag(1, 2, MsgType::data, 0x4000, 0) == make_tag(1, 2, MsgType::data, 0, 0));
+  CHECK(make_tag(1, 2, MsgType::data, 0, 0x1000) == make_tag(1, 2, MsgType::data, 0, 0));
 }
 
 TEST_CASE("k-nomial trees: every member but the root has one parent, depth ceil(log_k n)", "[schedule]") {
