@@ -259,6 +259,11 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // / 89.8 (66.7), 16 MiB 50.3 / 100.8 (211) | 175 / 125 (213); 16 x 8 at
 // 0.3 us it lost (1 MiB 76.6 / 24.5, 4 MiB 80.3 / 38.6), so 128 ranks and
 // up keep recursive halving (docs/benchmarks/2026-11-28-sim-rs-pipelined.md).
+// Below 16 KiB on 128 ranks or more, recursive halving too (the
+// hierarchical form's three levels before 2026-11-29): 64 x 8, 4 KiB in
+// all, us, cost 0 | 0.3 us, recursive halving / hierarchical / the best
+// SMPI table: 15.1 / 16.6 / 15.1 (mvapich2) | 20.5 / 24.4 / 20.5 (mvapich2)
+// (docs/benchmarks/2026-11-29-sim-scorecard.md).
 // The allreduce on 128 or more ranks across nodes (64-127: a power of two
 // of them, where it was measured) takes recursive doubling from 16 KiB to
 // 128 KiB, where split_rail's node rings (L - 1 steps each
@@ -403,8 +408,8 @@ constexpr const char* kDefaultRules =
     "reduce_scatter/nodes/pow2/n=64-127:16k-4m:recursive_halving,4m-inf:pipelined_pairwise;"
     "reduce_scatter/nodes/n=64-127:1m-16m:pipelined_pairwise;"
     "reduce_scatter_block/nodes/n=64-127:16k-16m:recursive_halving;"
-    "reduce_scatter_block/nodes/n=128-inf:16k-inf:recursive_halving;"
-    "reduce_scatter/nodes/n=64-127:16k-16m:recursive_halving;reduce_scatter/nodes/n=128-inf:16k-inf:recursive_halving;"
+    "reduce_scatter_block/nodes/n=128-inf:0-inf:recursive_halving;"
+    "reduce_scatter/nodes/n=64-127:16k-16m:recursive_halving;reduce_scatter/nodes/n=128-inf:0-inf:recursive_halving;"
     "allreduce/nodes/pow2/ppn=8-inf/n=64-128:16k-4m:split_rail;allreduce/nodes/pow2/ppn=8-inf/n=256-512:16k-2m:split_rail;"
     "allreduce/nodes/pow2/n=64-inf:0-128k:recursive_doubling,4m-inf:pipelined_rabenseifner,128k-inf:rabenseifner;"
     "allreduce/nodes/n=128-inf:16k-128k:recursive_doubling;"
