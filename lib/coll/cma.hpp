@@ -75,7 +75,7 @@ Sched cma_call(Context& ctx, const CollArgs& a, Spec spec) {
   const int p = ShmArea::slot_of(k);
   const void* src = nullptr;
   DUCT_CO_TRY(spec.source(&src));
-  SHM_CLAIM(s, s.claim_need(k, false), me, n);
+  SHM_CLAIM(s, k, false, me, n);
   const auto addr = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(src));
   std::memcpy(s.slot(me, p, sizeof addr), &addr, sizeof addr);
   shm_publish(s, k, tag, p, me);

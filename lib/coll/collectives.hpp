@@ -243,17 +243,18 @@ Sched halving_reduce_scatter(Context& ctx, Link link, void* acc, void* tmp, MemK
 Sched doubling_allgather(Context& ctx, Link link, void* buf, MemKind kind, const Layout& blocks, std::uint32_t step_base);
 
 // The shared-memory protocol of the shm algorithms (coll/shm.hpp). Before
-// writing its slot of sequence k a rank makes sure every rank is done with
-// the slot's previous use, `need` (ShmArea::claim_need): `shm_claimed` looks without waiting, `shm_claim` waits; SHM_CLAIM does
-// both. shm_publish makes this rank's slot of k visible; shm_wait_rank waits
+// writing its slot of sequence k, in a piped call or not (ShmArea::piped), a
+// rank makes sure every rank is done with the slot's previous use
+// (ShmArea::claim_need): `shm_claimed` looks without waiting, `shm_claim`
+// waits; SHM_CLAIM does both. shm_publish makes this rank's slot of k visible; shm_wait_rank waits
 // for rank q's; shm_exchange publishes and waits for every rank's (after it
 // every slot of k may be read). Every algorithm ends with
 // ShmArea::finish(me, k) once it has read all it reads. `tag` (shm_tag) says
 // which call this is: a wait that finds another call's word for sequence k
 // returns Errc::mismatch instead of reading it.
 class ShmArea;
-Sched shm_claim(ShmArea& s, std::uint64_t need, int me, int n);
-bool shm_claimed(ShmArea& s, std::uint64_t need, int me, int n);
+Sched shm_claim(ShmArea& s, std::uint64_t k, bool piped, int me, int n);
+bool shm_claimed(ShmArea& s, std::uint64_t k, bool piped, int me, int n);
 void shm_publish(ShmArea& s, std::uint64_t k, std::uint32_t tag, int idx, int me);
 // The tag of a call: its collective and, for the rooted ones, its root
 // (mod 256); equal on every rank of a correct program.
@@ -294,8 +295,9 @@ WaitAwaiter<WaitShm> shm_wait_all(ShmArea& s, std::uint64_t k, std::uint32_t tag
 // Until rank q has finished sequence k (ShmArea::finish): a rank whose
 // memory others read in call k (coll/cma.hpp) waits for its readers so.
 Sched shm_wait_done(ShmArea& s, int q, std::uint64_t k);
-#define SHM_CLAIM(s, need, me, n) \
-  if (!::duct::coll::shm_claimed((s), (need), (me), (n))) DUCT_CO_TRY(co_await ::duct::coll::shm_claim((s), (need), (me), (n)))
+#define SHM_CLAIM(s, k, piped, me, n)                                 \
+  if (!::duct::coll::shm_claimed((s), (k), (piped), (me), (n))) \
+  DUCT_CO_TRY(co_await ::duct::coll::shm_claim((s), (k), (piped), (me), (n)))
 // The shm reduce: every rank writes its slot; the root (every rank when
 // `everyone`: allreduce) waits for all slots and reduces them in rank order.
 // (Their plain forms: coll/shm_rounds.hpp.)

@@ -43,7 +43,8 @@ class WaitCounter final : public Waitable {
 
 }  // namespace
 
-Sched shm_claim(ShmArea& s, std::uint64_t need, int me, int n) {
+Sched shm_claim(ShmArea& s, std::uint64_t k, bool piped, int me, int n) {
+  const std::uint64_t need = s.claim_need(k, piped);
   for (int q = 0; q < n; ++q) {
     if (q == me) continue;
     DUCT_CO_TRY(co_await WaitAwaiter<WaitCounter>{WaitCounter(s.done(q), need, q, "done count")});
@@ -57,7 +58,8 @@ Sched shm_wait_done(ShmArea& s, int q, std::uint64_t k) {
   co_return co_await WaitAwaiter<WaitCounter>{WaitCounter(s.done(q), k, q, "done count")};
 }
 
-Status shm_claim_now(ShmArea& s, std::uint64_t need, int me, int n, Spinner& sp) {
+Status shm_claim_now(ShmArea& s, std::uint64_t k, bool piped, int me, int n, Spinner& sp) {
+  const std::uint64_t need = s.claim_need(k, piped);
   for (int q = 0; q < n; ++q) {
     if (q == me) continue;
     WaitCounter w(s.done(q), need, q, "done count");
@@ -67,7 +69,8 @@ Status shm_claim_now(ShmArea& s, std::uint64_t need, int me, int n, Spinner& sp)
   return Status::ok();
 }
 
-bool shm_claimed(ShmArea& s, std::uint64_t need, int me, int n) {
+bool shm_claimed(ShmArea& s, std::uint64_t k, bool piped, int me, int n) {
+  const std::uint64_t need = s.claim_need(k, piped);
   if (s.writable(need)) return true;
   // Look at every done line; remember the least, so that the next calls
   // need no look until they catch up with it.

@@ -129,7 +129,7 @@ struct ShmLead {
   // its slot is free without waiting.
   bool ahead(std::size_t r, int p) {
     return filled < spec.rounds && filled <= r + kLead && !shm_all_published(s, k0 + r, p, me) &&
-           shm_claimed(s, s.claim_need(k0 + filled, true), me, n);
+           shm_claimed(s, k0 + filled, true, me, n);
   }
 };
 
@@ -146,7 +146,7 @@ Sched shm_rounds(Context& ctx, const CollArgs& a, Spec spec) {
         const std::uint64_t k = lead.k0 + r;
         const int p = ShmArea::slot_of(k, true);
         if (lead.filled == r) {
-          SHM_CLAIM(s, s.claim_need(k, true), me, n);
+          SHM_CLAIM(s, k, true, me, n);
           DUCT_CO_TRY(lead.fill());
         }
         while (lead.ahead(r, p)) DUCT_CO_TRY(lead.fill());
@@ -164,12 +164,12 @@ Sched shm_rounds(Context& ctx, const CollArgs& a, Spec spec) {
     const int p = ShmArea::slot_of(k, piped);
     if constexpr (ShmTreeSpec<Spec>) {
       for (int c : spec.children()) DUCT_CO_TRY(co_await shm_wait_rank(s, k, tag, p, c));
-      SHM_CLAIM(s, s.claim_need(k, piped), me, n);
+      SHM_CLAIM(s, k, piped, me, n);
       DUCT_CO_TRY(spec.fill_from(r, p, s.slot(me, p, spec.used)));
       shm_publish(s, k, tag, p, me);
     } else {
       if (spec.writes) {
-        SHM_CLAIM(s, s.claim_need(k, piped), me, n);
+        SHM_CLAIM(s, k, piped, me, n);
         DUCT_CO_TRY(spec.fill(r, s.slot(me, p, spec.used)));
       }
       if (spec.wait == kShmAll) {
@@ -186,7 +186,7 @@ Sched shm_rounds(Context& ctx, const CollArgs& a, Spec spec) {
 }
 
 // shm_claim in place.
-Status shm_claim_now(ShmArea& s, std::uint64_t need, int me, int n, Spinner& sp);
+Status shm_claim_now(ShmArea& s, std::uint64_t k, bool piped, int me, int n, Spinner& sp);
 
 template <class Spec>
 Status shm_rounds_now(Context& ctx, const CollArgs& a, Spec spec, Spinner& sp) {
@@ -201,8 +201,7 @@ Status shm_rounds_now(Context& ctx, const CollArgs& a, Spec spec, Spinner& sp) {
         const std::uint64_t k = lead.k0 + r;
         const int p = ShmArea::slot_of(k, true);
         if (lead.filled == r) {
-          const std::uint64_t need = s.claim_need(k, true);
-          if (!shm_claimed(s, need, me, n)) DUCT_TRY(shm_claim_now(s, need, me, n, sp));
+          if (!shm_claimed(s, k, true, me, n)) DUCT_TRY(shm_claim_now(s, k, true, me, n, sp));
           DUCT_TRY(lead.fill());
         }
         while (lead.ahead(r, p)) DUCT_TRY(lead.fill());
@@ -224,14 +223,12 @@ Status shm_rounds_now(Context& ctx, const CollArgs& a, Spec spec, Spinner& sp) {
         WaitShm w(s, k, tag, p, c, false);
         DUCT_TRY(sp.wait(w));
       }
-      if (const std::uint64_t need = s.claim_need(k, piped); !shm_claimed(s, need, me, n))
-        DUCT_TRY(shm_claim_now(s, need, me, n, sp));
+      if (!shm_claimed(s, k, piped, me, n)) DUCT_TRY(shm_claim_now(s, k, piped, me, n, sp));
       DUCT_TRY(spec.fill_from(r, p, s.slot(me, p, spec.used)));
       shm_publish(s, k, tag, p, me);
     } else {
       if (spec.writes) {
-        if (const std::uint64_t need = s.claim_need(k, piped); !shm_claimed(s, need, me, n))
-        DUCT_TRY(shm_claim_now(s, need, me, n, sp));
+        if (!shm_claimed(s, k, piped, me, n)) DUCT_TRY(shm_claim_now(s, k, piped, me, n, sp));
         DUCT_TRY(spec.fill(r, s.slot(me, p, spec.used)));
       }
       if (spec.wait == kShmAll || spec.writes) shm_publish(s, k, tag, p, me);
