@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "capi/requests.hpp"
-#include "coll/nonblocking.hpp"
+#include "coll/wait.hpp"
 #include "coll/stream.hpp"
 #include "memory/cuda.hpp"
 #include "core/config.hpp"
@@ -79,7 +79,7 @@ int Entry::start(const coll::CollArgs* a, MPI_Request mpi) {
       coll::start_done(p);
       return Status::ok();
     }
-    return coll::start_collective(*ctx, *a, p);
+    return coll::start_checked(*ctx, *a, p);
   });
 }
 

@@ -21,7 +21,7 @@
 
 #include <functional>
 
-#include "coll/nonblocking.hpp"
+#include "coll/wait.hpp"
 
 namespace duct::capi {
 

@@ -20,7 +20,7 @@
 #include <sched.h>
 
 #include "coll/collectives.hpp"
-#include "coll/task.hpp"
+#include "coll/wait.hpp"
 #include "core/config.hpp"
 #include "core/log.hpp"
 

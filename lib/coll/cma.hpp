@@ -43,7 +43,7 @@
 
 #include "coll/collectives.hpp"
 #include "coll/shm.hpp"
-#include "coll/task.hpp"
+#include "coll/wait.hpp"
 
 namespace duct::coll {
 

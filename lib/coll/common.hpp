@@ -171,9 +171,7 @@ inline Levels levels(Context& ctx, std::uint32_t seq) {
                 t.num_nodes};
 }
 
-// The port trees of the node-aware rooted forms (struct PortTree, in
-// coll/context.hpp): built here, kept per root by Context::port_tree.
-PortTree port_tree(const Topology& t, int root);
+// The members of a port tree (coll/port_tree.hpp) as a group.
 inline Group group_of(const PortTree& pt) {
   return Group{pt.members.data(), static_cast<int>(pt.members.size()), pt.me};
 }

@@ -1,8 +1,5 @@
 #include "coll/context.hpp"
 
-#include "coll/stream.hpp"
-#include "coll/nonblocking.hpp"
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,10 +10,8 @@
 #include <vector>
 
 #include "channel/ucx.hpp"
-#include "coll/common.hpp"
 #include "coll/engine.hpp"
 #include "coll/shm.hpp"
-#include "coll/task.hpp"
 #include "core/comm.hpp"
 #include "core/config.hpp"
 #include "core/dtype.hpp"
@@ -73,6 +68,11 @@ Status Context::scratch(memory::MemKind kind, std::size_t bytes, int slot, void*
   return Status::ok();
 }
 
+LayerHooks& layer_hooks() noexcept {
+  static LayerHooks hooks;
+  return hooks;
+}
+
 // ---- Runtime ----------------------------------------------------------------
 
 bool Runtime::finalized() noexcept { return g_finalized; }
@@ -118,7 +118,7 @@ Status Runtime::init() {
   // Teardown at MPI_Finalize: MPI deletes MPI_COMM_SELF's attributes first.
   DUCT_MPI_CHECK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &Runtime::self_delete, &self_keyval_, nullptr));
   DUCT_MPI_CHECK(MPI_Comm_set_attr(MPI_COMM_SELF, self_keyval_, this));
-  install_dump_signal(world_rank_);
+  if (layer_hooks().runtime_up) layer_hooks().runtime_up(world_rank_);
   DUCT_INFO(init, "duct runtime up (CUDA: %s)",
             memory::cuda::available() ? "available" : memory::cuda::unavailable_reason().c_str());
   return Status::ok();
@@ -143,7 +143,7 @@ void Runtime::teardown() noexcept {
   DUCT_INFO(init, "tearing duct down at MPI_Finalize (%zu live communicator contexts)", live_.size());
   for (auto it = hooks_.rbegin(); it != hooks_.rend(); ++it) (*it)();
   hooks_.clear();
-  restore_dump_signal();
+  if (layer_hooks().runtime_down) layer_hooks().runtime_down();
   // Contexts stay attached to their communicators (MPI may still delete
   // those attributes later); only their resources go now, in cid order:
   // releasing a shared-memory area is collective, and cids are the same on
@@ -154,8 +154,8 @@ void Runtime::teardown() noexcept {
   std::sort(by_cid.begin(), by_cid.end(), [](const Context* a, const Context* b) { return a->cid < b->cid; });
   for (Context* c : by_cid) {
     // MPI_Finalize with requests active is erroneous (MPI-4.0 §11.2.2): they fail.
-    if (!c->queue.empty())
-      abandon(*c, make_error(Errc::internal, "MPI_Finalize was called with %zu nonblocking collective(s) of "
+    if (!c->queue.empty() && layer_hooks().abandon_queue)
+      layer_hooks().abandon_queue(*c, make_error(Errc::internal, "MPI_Finalize was called with %zu nonblocking collective(s) of "
                                              "communicator cid %u not completed", c->queue.size(), c->cid));
     c->release();
   }
@@ -194,22 +194,11 @@ Status Runtime::set_rules(const std::string& rules) {
 
 void Runtime::delete_context(void* value) noexcept {
   auto* ctx = static_cast<Context*>(value);
-  // Its stream-ordered collectives first (they run on a duplicate).
-  if (ctx->streams) stream_detach(*ctx);
-  // MPI_Comm_free lets operations pending on the communicator complete
-  // (MPI-4.0 §7.4.3): finish its nonblocking collectives first (every rank
-  // started them before freeing it).
-  if (!ctx->queue.empty()) {
-    Status st;
-    try {
-      st = drain(*ctx);
-    } catch (...) {
-      st = Status(Errc::internal, "exception while finishing nonblocking collectives");
-    }
-    if (!ctx->queue.empty()) abandon(*ctx, st ? Status(Errc::internal, "communicator freed") : st);
-  }
-  // Its requests may still be waited for: their errors no longer name it.
-  forget_comm(ctx->comm);
+  // Its stream-ordered collectives first (they run on a duplicate), then
+  // its nonblocking ones (LayerHooks).
+  const LayerHooks& hooks = layer_hooks();
+  if (ctx->streams && hooks.end_streams) hooks.end_streams(*ctx);
+  if (hooks.end_queue) hooks.end_queue(*ctx);
   if (g_runtime) {
     // Another thread may be setting a context up (agree_cid reserves ids in
     // cids_) or running a collective.
@@ -372,7 +361,9 @@ Status Runtime::create_context(MPI_Comm comm, Context** out, std::unique_lock<st
   // worker.
   const MpiWait wait = [&](MPI_Request* req, const char* what, std::shared_ptr<void> buffers) {
     const Unlocked unlocked(lock);
-    return wait_setup(req, [&] { return doing; }, [what] { return std::string(what); }, std::move(buffers), ctx->yield);
+    if (!layer_hooks().setup_wait) return mpi_wait(req, what, std::move(buffers));
+    return layer_hooks().setup_wait(req, [&] { return doing; }, [what] { return std::string(what); },
+                                    std::move(buffers), ctx->yield);
   };
   Status st = setup_context(*ctx, comm, me, n, wait);
   if (!st) {

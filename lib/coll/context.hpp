@@ -9,7 +9,7 @@
 // MPI collective on the communicator itself (MPI_Ibarrier first, then
 // MPI_Iallgather & co.; no communicator is created, see setup_context)
 // waited for under DUCT_TIMEOUT and SIGUSR1 (wait_setup in
-// coll/task.hpp): a rank that fails locally makes all ranks fail, and a
+// coll/wait.hpp): a rank that fails locally makes all ranks fail, and a
 // rank that never comes makes the others time out, never hang. A setup that
 // failed stays on the communicator as a failed context.
 //
@@ -32,6 +32,7 @@
 
 #include "channel/table.hpp"
 #include "coll/ft.hpp"
+#include "coll/port_tree.hpp"
 #include "core/comm.hpp"
 #include "memory/buffer.hpp"
 #include "select/select.hpp"
@@ -45,23 +46,6 @@ class Sched;
 class Spinner;
 struct CollArgs;
 struct StreamSide;
-
-// The network level of the node-aware rooted forms (bcast and reduce
-// `hierarchical`): one binomial tree per port of the root's node, so the
-// root's node sends (or takes) its messages on all of its NICs at once
-// rather than on the root's one. The other nodes, taken in order after the
-// root's node rn (k = 0, 1, ...), join the tree of port
-// p = (lr + k) mod min(R, n_j), where lr is the root's local rank and R and
-// n_j the ranks on rn and on node j: local rank p of node j joins the tree
-// rooted at local rank p of rn. Local rank p of every node is on rail p mod
-// K (the NIC choice, core/netdev), so each tree runs over one rail; the
-// first node after rn joins the root's own tree where it has a rank of the
-// root's local index.
-struct PortTree {
-  std::vector<int> members;  // communicator ranks: the port on rn, then one rank per node of the tree
-  int me = -1;               // this rank's index in members; -1: in no tree (or a tree of one)
-  int port = 0;              // off rn: the local rank of this node that joins a tree
-};
 
 class Context {
  public:
@@ -121,7 +105,7 @@ class Context {
   const std::vector<int>& node_ranks() const { return topo.ranks_on[static_cast<std::size_t>(topo.node)]; }
   const std::vector<int>& leaders() const noexcept { return leaders_; }
   int leader_index() const noexcept { return leader_index_; }
-  // The port trees for a root (coll/common.hpp port_tree), built on the
+  // The port trees for a root (coll/port_tree.hpp), built on the
   // first call with that root and kept.
   const PortTree& port_tree(int root);
 
@@ -142,6 +126,36 @@ class Context {
   memory::Buffer device_[kSlots];
   std::set<std::string> logged_;
 };
+
+// What the layers above this file do when a context ends and when the
+// runtime comes up and goes down. The runtime creates and deletes contexts,
+// but the work queued on a context and the waits of its setup belong to
+// the layers built on it (coll/stream.cpp, coll/nonblocking.cpp,
+// coll/wait.cpp): each fills in its entries when the library is loaded (a
+// static initializer in its own file), so that this file includes none of
+// them. An entry left empty does nothing (its layer is not linked in, and
+// so has nothing on any context), except setup_wait, which is then a plain
+// MPI_Wait (core/comm.hpp mpi_wait).
+struct LayerHooks {
+  using Describe = std::function<std::string()>;
+  // A context ends (its communicator is freed), in this order: its
+  // stream-ordered collectives finish (they run on a duplicate), then its
+  // nonblocking ones (MPI_Comm_free lets pending operations complete,
+  // MPI-4.0 §7.4.3), and requests completed on it stop naming it.
+  void (*end_streams)(Context&) noexcept = nullptr;
+  void (*end_queue)(Context&) noexcept = nullptr;
+  // MPI_Finalize with requests of the context still active (erroneous,
+  // MPI-4.0 §11.2.2): they fail with `why`.
+  void (*abandon_queue)(Context&, const Status& why) noexcept = nullptr;
+  // The wait of each MPI request of a context's setup, under DUCT_TIMEOUT
+  // and SIGUSR1 (coll/wait.hpp wait_setup has the arguments).
+  Status (*setup_wait)(MPI_Request* req, const Describe& doing, const Describe& waiting_for,
+                       std::shared_ptr<void> buffers, bool yield) = nullptr;
+  // The runtime is up (SIGUSR1's dump taken) and is going down (given back).
+  void (*runtime_up)(int world_rank) noexcept = nullptr;
+  void (*runtime_down)() noexcept = nullptr;
+};
+LayerHooks& layer_hooks() noexcept;
 
 class Runtime {
  public:

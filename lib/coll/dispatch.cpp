@@ -3,12 +3,12 @@
 #include <vector>
 
 #include "coll/collectives.hpp"
-#include "coll/engine.hpp"
+#include "coll/engine_sched.hpp"
 #include "coll/msg_rounds.hpp"
 #include "coll/nonblocking.hpp"
 #include "coll/shm.hpp"
 #include "coll/shm_rounds.hpp"
-#include "coll/task.hpp"
+#include "coll/wait.hpp"
 #include "core/config.hpp"
 #include "core/log.hpp"
 

@@ -109,7 +109,6 @@
 #include <string>
 #include <vector>
 
-#include "coll/collectives.hpp"
 #include "memory/ipc_cache.hpp"
 #include "reduce/reduce.hpp"
 
@@ -118,6 +117,11 @@ class ChannelSet;
 }
 
 namespace duct::coll {
+
+class Context;
+class Sched;
+class ShmArea;
+struct CollArgs;
 
 class Engine {
  public:
@@ -169,7 +173,8 @@ class Engine {
   };
 
  private:
-  friend Sched engine_collective(Context&, const CollArgs&, std::uint32_t, AlgoFn);
+  friend Sched engine_collective(Context&, const CollArgs&, std::uint32_t,
+                                 Sched (*)(Context&, const CollArgs&, std::uint32_t));
   // This rank's "in" and "done" events, created at its first
   // stream-ordered call.
   Status own_events();
@@ -214,14 +219,5 @@ class Engine {
   // (cuStreamWriteValue64). Null: the host writes it after a CUDA event.
   void* done_dev_ = nullptr;
 };
-
-// Run `a` on the engine, or on `fallback` (the collective's algorithm
-// without the engine) when not every rank qualifies. `seq` is the call's
-// sequence number on the communicator (message tags of the fallback).
-Sched engine_collective(Context& ctx, const CollArgs& a, std::uint32_t seq, AlgoFn fallback);
-
-// `fn`, after the GPU has reached a stream-ordered call on its stream
-// (a.stream; at once when null).
-Sched after_stream(Context& ctx, const CollArgs& a, std::uint32_t seq, AlgoFn fn);
 
 }  // namespace duct::coll

@@ -1,7 +1,7 @@
 // The device engine's schedules: a collective run on a context's engine
 // (engine.hpp has the protocol and the kernels), and the wait for the GPU
 // to reach a stream-ordered call. The engine object is in engine.cpp.
-#include "coll/engine.hpp"
+#include "coll/engine_sched.hpp"
 
 #include <sched.h>
 

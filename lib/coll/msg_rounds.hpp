@@ -36,7 +36,7 @@
 #include <vector>
 
 #include "coll/collectives.hpp"
-#include "coll/task.hpp"
+#include "coll/wait.hpp"
 
 namespace duct::coll {
 

@@ -96,34 +96,6 @@ void forget_comm(MPI_Comm comm) noexcept {
     if (p->comm == comm) p->comm = MPI_COMM_NULL;
 }
 
-namespace {
-void watched_comm_freed(void* value) noexcept {
-  auto* c = static_cast<MPI_Comm*>(value);
-  if (mpi_pending_on(*c)) {
-    Status st;
-    try {
-      st = drain_mpi(*c);
-    } catch (...) {
-      st = Status(Errc::internal, "exception while finishing nonblocking collectives");
-    }
-    if (!st) DUCT_WARN(coll, "freeing a communicator with nonblocking collectives pending: %s", st.message().c_str());
-  }
-  forget_comm(*c);
-  delete c;
-}
-}  // namespace
-
-Status watch_comm(MPI_Comm comm) {
-  static CommAttr* watch = new CommAttr(&watched_comm_freed);  // its keyval lives as long as the process
-  void* v = nullptr;
-  DUCT_TRY(watch->get(comm, &v));
-  if (v) return Status::ok();
-  auto* c = new MPI_Comm(comm);
-  Status st = watch->set(comm, c);
-  if (!st) delete c;
-  return st;
-}
-
 std::string Pending::describe() const {
   if (task_) return task_->describe();
   if (mpi_ != MPI_REQUEST_NULL) return strprintf("%s: handed to the MPI library, waiting for it", call);
@@ -166,13 +138,8 @@ void PendingOps::finish(Pending* p, Status st) {
   complete(p, std::move(st));
 }
 
-Status start_collective(Context& ctx, const CollArgs& a, Pending* p, bool check) {
+Status start_collective(Context& ctx, const CollArgs& a, Pending* p) {
   if (!ctx.failed.is_ok()) return ctx.failed;
-  if (check && ctx.size() > 1 && config::get().check) {
-    // The comparison waits for every rank to start the call (documented).
-    if (!ctx.queue.empty()) DUCT_TRY(drain(ctx));
-    DUCT_TRY(check_call(ctx, a));
-  }
   p->args_ = a;
   // Threads may start collectives while another progresses (the queue and
   // the list are shared).

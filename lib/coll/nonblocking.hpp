@@ -70,7 +70,7 @@ class Pending {
 
  private:
   friend struct PendingOps;
-  friend Status start_collective(Context&, const CollArgs&, Pending*, bool);
+  friend Status start_collective(Context&, const CollArgs&, Pending*);
   friend void start_mpi(Pending*, MPI_Request);
   friend void start_done(Pending*);
   friend void release(Pending*) noexcept;
@@ -95,11 +95,11 @@ class Pending {
 // Start a native collective as `p` (heap-allocated; its owner gives it up
 // with release()). The arguments are copied. A call with nothing to move,
 // or on one rank, completes here. Errors of the start itself (a failed
-// context, DUCT_CHECK's mismatch) are returned and nothing is queued.
-// `check` false: no DUCT_CHECK comparison here (a stream-ordered
-// collective was compared when it was enqueued; its start runs on duct's
-// stream thread, which makes no MPI call).
-Status start_collective(Context& ctx, const CollArgs& a, Pending* p, bool check = true);
+// context) are returned and nothing is queued. No DUCT_CHECK comparison
+// here: the application's calls go through start_checked (coll/wait.hpp),
+// and a stream-ordered collective was compared when it was enqueued (its
+// start runs on duct's stream thread, which makes no MPI call).
+Status start_collective(Context& ctx, const CollArgs& a, Pending* p);
 
 // A call captured into a CUDA graph that every rank refused alike
 // (DUCT_ERRCLASS_NOT_SUPPORTED, nothing captured): it marks neither the
@@ -141,30 +141,14 @@ std::uint64_t progress_outside();
 // engine when they find nothing); duct's own hook returns at once inside.
 void poke_mpi();
 inline constexpr unsigned kPollsPerMpiPoke = 512;
-// Progress until `p` is complete, under DUCT_TIMEOUT and SIGUSR1 as a
-// blocking collective. A timeout fails the request's communicator.
-Status wait_pending(Pending* p);
-// Finish the requests outstanding on `ctx` (before a blocking collective).
-Status drain(Context& ctx);
 // Fail every request outstanding on `ctx` (its communicator is being freed
 // or MPI is finalizing with requests still active: erroneous in MPI).
 void abandon(Context& ctx, const Status& why) noexcept;
 // `comm` is being freed: requests that name it (outstanding or complete
 // and not yet waited for) no longer do.
 void forget_comm(MPI_Comm comm) noexcept;
-// When `comm` is freed: finish the requests handed to the MPI library on it
-// (drain_mpi), then forget_comm(comm). For requests handed to the MPI
-// library (a context's own requests are finished by its delete callback).
-Status watch_comm(MPI_Comm comm);
 // Whether a request handed to the MPI library on `comm` is outstanding.
 bool mpi_pending_on(MPI_Comm comm);
-// Progress until no request handed to the MPI library on `comm` is
-// outstanding, under DUCT_TIMEOUT. MPI lets the application free a
-// communicator with operations pending (MPI-4.0 §7.4.3); Open MPI 4.1's own
-// nonblocking collectives then crash in a later progress call (seen with
-// MPI_Iallreduce and MPI_Ibarrier: tests/interpose/nb_lifetimes.c), so
-// duct completes them inside MPI_Comm_free, which every rank calls.
-Status drain_mpi(MPI_Comm comm);
 // "N nonblocking collectives outstanding: ..." for dumps; empty when none.
 std::string describe_pending();
 

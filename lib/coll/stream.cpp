@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "coll/nonblocking.hpp"
+#include "coll/wait.hpp"
 #include "coll/shm.hpp"
 #include "core/config.hpp"
 #include "core/log.hpp"
@@ -249,7 +249,7 @@ void Worker::begin(StreamOp* op) {
   p->call = op->args.call;
   p->comm = s.comm;
   p->on_complete = [this, op](Pending& q) { finish(op, q.result()); };
-  Status st = start_collective(*s.ctx, op->args, p, /*check=*/false);
+  Status st = start_collective(*s.ctx, op->args, p);
   if (!st) {
     p->on_complete = nullptr;
     delete p;  // not queued
@@ -407,7 +407,7 @@ Status complete_now(StreamSide& s, const CollArgs& a) {
   auto* p = new Pending;
   p->call = a.call;
   p->comm = s.comm;
-  Status st = start_collective(*s.ctx, a, p, /*check=*/false);
+  Status st = start_collective(*s.ctx, a, p);
   if (!st) {
     delete p;  // not queued
   } else {
@@ -620,5 +620,10 @@ void stream_detach(Context& ctx) noexcept {
   }
   if (!Runtime::finalized() && s->comm != MPI_COMM_NULL) PMPI_Comm_free(&s->comm);
 }
+
+namespace {
+// This layer's part in a context's end (LayerHooks, coll/context.hpp).
+const bool g_hooked = (layer_hooks().end_streams = &stream_detach, true);
+}  // namespace
 
 }  // namespace duct::coll

@@ -56,63 +56,9 @@ class Task {
   std::uint64_t activity_ = 0;
 };
 
-// Post `task` and progress it to completion on `ctx`'s communicator.
-//
-// With DUCT_TIMEOUT set, a task that makes no progress for that long is
-// abandoned: run() returns Errc::timeout with task.describe() (the pending
-// operation and the peers it waits for). Any error leaves the context
-// failed (messages of the abandoned collective may still arrive), so later
-// calls on the communicator return at once with the first error.
-//
-// A SIGUSR1 sent to the process (mpirun forwards it to every rank) makes
-// the running tasks print what they wait for to stderr (see
-// install_dump_signal).
-Status run(Context& ctx, Task& task);
-
 // A collective that failed leaves its communicator failed: its messages
 // may still be in flight, so every later call returns the error (free the
 // communicator; a new one gets a fresh id).
 void fail_context(Context& ctx, const Status& st);
-
-// Blocking waits in place, for the plain forms of the shared-memory
-// algorithms that the small-call path runs (coll/shm_rounds.hpp) instead of
-// a Task: wait() polls the Waitable until it is ready, driving the channels
-// and the pending nonblocking collectives meanwhile, giving the core away
-// on an oversubscribed node, under the same DUCT_TIMEOUT and SIGUSR1 watch
-// as run() (the report names the call as a Task's does). It takes no lock:
-// only for applications that are not threaded.
-class Spinner {
- public:
-  // `ctx`: the communicator waited on (its DUCT_FT watch), or null.
-  Spinner(const TaskInfo& info, bool yield, Context* ctx = nullptr);
-  ~Spinner();
-  Spinner(const Spinner&) = delete;
-  Spinner& operator=(const Spinner&) = delete;
-  // The wait's status (its own error, or Errc::timeout).
-  Status wait(Waitable& w);
-
- private:
-  TaskInfo info_;
-  bool yield_;
-  Context* ctx_;
-  std::uint64_t activity_ = 0;
-};
-
-// Wait for a nonblocking MPI request of duct's setup (creating a context,
-// DUCT_CHECK's signature exchange) under the same watch as run(): with
-// DUCT_TIMEOUT set it gives up after that long with Errc::timeout, the
-// message "<doing>: no progress for T s (DUCT_TIMEOUT=T): waiting for
-// <waiting_for>"; SIGUSR1 prints the same. The texts are built only then
-// (DUCT_CHECK waits on every call). `buffers` are kept for the life of the
-// process when it gives up (core/comm.hpp, MpiWait). `yield` gives the core
-// away between polls (oversubscribed node).
-using Describe = std::function<std::string()>;
-Status wait_setup(MPI_Request* req, const Describe& doing, const Describe& waiting_for, std::shared_ptr<void> buffers,
-                  bool yield);
-
-// Take SIGUSR1 for pending-operation dumps, unless the application handles
-// it already; restore the previous disposition at teardown.
-void install_dump_signal(int world_rank) noexcept;
-void restore_dump_signal() noexcept;
 
 }  // namespace duct::coll
