@@ -17,6 +17,20 @@
 // segment c from node d+1 in step c+N-1-d, adds it to its own block and
 // passes the sum to node d-1 in the next step, so every rail link carries
 // each block once (the reduction counterpart of the chain broadcast).
+// On 8 or more nodes the rail level reduces a block of 32 KiB or more by
+// Rabenseifner's algorithm instead (rail_halving): recursive halving among
+// the rail's members, then each sends its piece to node rn's member:
+// log2 N + 1 message steps and about two blocks through each NIC, where
+// the binomial tree sends the whole block log2 N times and the chain takes
+// N - 1 steps. Then the vector goes in segments of kSegment (a pipeline of
+// few, long steps). Simulated (SimGrid, rails platform, 8 ranks a node,
+// docs/benchmarks/2026-11-29-sim-reduce-halving.md), 2 MiB: 54.3 -> 27.8 us
+// on 8 nodes, 39.4 -> 30.5 on 16, 46.6 -> 32.8 on 32, 53.8 -> 35.0 on 64,
+// 61.1 -> 37.2 on 128; 16 MiB on 16 nodes 245.7 -> 160.6. Below 16 nodes
+// the chain's pipeline of many short segments wins from 16 MiB (8 nodes:
+// 114.2 against 126.2, 64 MiB 341.6 against 448.9), so there the halving
+// stops at 8 MiB (from 16 nodes up, a level wider than 15 runs as one
+// segment, pipeline_segments, and the chain is not used).
 #include <algorithm>
 
 #include "coll/collectives.hpp"
@@ -45,6 +59,53 @@ Sched gather_blocks(Link node_link, void* acc, MemKind kind, Layout blocks, int 
     DUCT_CO_TRY(node_link.send(lr, at(acc, blocks.off[b]), blocks.len[b], kind, step, &s));
     DUCT_CO_TRY(co_await wait(s));
   }
+  co_return Status::ok();
+}
+
+// Whether the rail level reduces by halving and a gather (above): every
+// rank of a rail decides alike (the same vector, nodes and block).
+bool rail_halving(std::size_t bytes, int N, int L) {
+  const std::size_t block = bytes / static_cast<std::size_t>(std::max(L, 1));
+  return N >= 8 && block >= (32u << 10) && (N >= 16 || bytes <= (8u << 20));
+}
+
+// (2) by halving: rail member `me` of the N nodes reduces `count` elements
+// at `block` with every other member's; member `rn` ends with the sum.
+// Sub-steps of `step`: 0 the fold, 1..log2 the halving, 15 the gather.
+Sched rail_rabenseifner(Context& ctx, Link rail_link, void* block, void* tmp, std::size_t count, DType dt, RedOp op,
+                        MemKind kind, int rn, std::uint32_t step) {
+  const std::size_t esz = elem_size(dt.elem);
+  int newrank = -1;
+  DUCT_CO_TRY(co_await fold_pairs(rail_link, block, tmp, kind, count, dt, op, step, &newrank));
+  // The 2^k members left, as communicator ranks.
+  std::vector<int> members = folded_members(rail_link.g.n);
+  for (int& m : members) m = rail_link.g.rank(m);
+  const int p2 = static_cast<int>(members.size());
+  const Layout pieces = Layout::even(count, p2);
+  if (newrank >= 0)
+    DUCT_CO_TRY(co_await halving_reduce_scatter(ctx, rail_link.on(Group{members.data(), p2, newrank}), block, tmp,
+                                                kind, pieces, dt, op, step + 1));
+  const std::uint32_t gather = step + 15;
+  if (rail_link.g.me != rn) {
+    if (newrank < 0 || pieces.len[static_cast<std::size_t>(newrank)] == 0) co_return Status::ok();
+    const auto i = static_cast<std::size_t>(newrank);
+    Request r;
+    DUCT_CO_TRY(rail_link.send(rn, at(block, pieces.off[i] * esz), pieces.len[i] * esz, kind, gather, &r));
+    DUCT_CO_TRY(co_await wait(r));
+    co_return Status::ok();
+  }
+  // Member rn takes every other piece into its block (its own, if it kept
+  // one, is in place); the halving is over, so its block is free.
+  Link whole = rail_link.on(Group{members.data(), p2, newrank});
+  std::vector<Request> recvs;
+  recvs.reserve(static_cast<std::size_t>(p2));
+  for (int i = 0; i < p2; ++i) {
+    const auto ui = static_cast<std::size_t>(i);
+    if (i == newrank || pieces.len[ui] == 0) continue;
+    recvs.emplace_back();
+    DUCT_CO_TRY(whole.recv(i, at(block, pieces.off[ui] * esz), pieces.len[ui] * esz, kind, gather, &recvs.back()));
+  }
+  DUCT_CO_TRY(co_await wait(recvs));
   co_return Status::ok();
 }
 
@@ -79,13 +140,15 @@ Sched reduce_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
   void* tmp = nullptr;
   DUCT_CO_TRY(ctx.scratch(kind, (a.count / static_cast<std::size_t>(L) + 1) * esz, 3, &tmp));  // a rail block
 
-  const Layout seg = pipeline_layout(a.count, esz, rooted_segment(bytes, N, L, kSegment), L, N);  // elements
+  const bool halving = rail_halving(bytes, N, L);
+  const Layout seg = pipeline_layout(a.count, esz, halving ? kSegment : rooted_segment(bytes, N, L, kSegment), L,
+                                     N);  // elements
   const std::size_t segs = seg.len.size();
   const std::uint32_t stride = segment_stride(segs);
   // This node's place after the root's node; the root's node holds the
   // rail's sum of segment c after step c+lag.
   const int d = mod(t.node - rn, N);
-  const bool chain = rail_chain(segs, N);
+  const bool chain = !halving && rail_chain(segs, N);
   const std::size_t lag = chain ? static_cast<std::size_t>(N - 1) : 1;
   const auto b = static_cast<std::size_t>(l);
   const auto rail_step = [stride](std::size_t c) { return kRail + static_cast<std::uint32_t>(c) * stride; };
@@ -104,8 +167,10 @@ Sched reduce_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
         const Layout blocks = Layout::even(seg.len[c], L);
         if (blocks.len[b] > 0) {
           void* block = at(acc, (seg.off[c] + blocks.off[b]) * esz);
-          level.push_back(binomial_reduce(ctx, rail_link, block, kind, block, tmp, blocks.len[b], a.dt, a.op, kind, rn,
-                                          rail_step(c)));
+          level.push_back(halving ? rail_rabenseifner(ctx, rail_link, block, tmp, blocks.len[b], a.dt, a.op, kind,
+                                                      rn, rail_step(c))
+                                  : binomial_reduce(ctx, rail_link, block, kind, block, tmp, blocks.len[b], a.dt,
+                                                    a.op, kind, rn, rail_step(c)));
         }
       }
     } else {
