@@ -45,6 +45,17 @@ constexpr std::size_t kSegment = 4u << 20;
 // fewer network latencies. Measured on 2 nodes, 1 rail at 1 Gbit/s: 256 KiB
 // allreduce 2.86 ms with the ring at the rail level.
 constexpr std::size_t kDoublingBelow = 1u << 20;
+// From this block size, on a power of two of 8 or more nodes, the rail's
+// allreduce is Rabenseifner's (recursive halving, then recursive doubling
+// of the pieces: 2 log2 N steps, two blocks through each NIC) rather than
+// recursive doubling of the whole block (log2 N blocks) or the ring
+// (2(N-1) steps), as the split-rail reduce's rail (reduce/split_rail.cpp).
+// Simulated on the rails platform (forced, 8 ranks a node,
+// docs/benchmarks/2026-11-29-sim-reduce-halving.md): from 256 KiB blocks
+// 2 MiB on 64 nodes 55.7 -> 45.5 us, on 8 nodes 2-8 MiB 3-19% more busbw;
+// from 32 KiB it lost at 32-128 KiB blocks (64 nodes, 256 KiB: 19.2 ->
+// 28.5 us), where the doubling's log2 N steps are fewer.
+constexpr std::size_t kRailHalvingMin = 256u << 10;
 
 // Segment c's rail level: allreduce of this rank's block of it (`part`: its
 // N ring blocks, in elements from buf).
@@ -52,6 +63,16 @@ Sched rail_allreduce(Context& ctx, Link link, void* buf, MemKind kind, Layout pa
                      std::uint32_t rs_step, std::uint32_t ag_step) {
   const std::size_t esz = elem_size(dt.elem), len = part.total();
   const int n = link.g.n;
+  if (n >= 8 && is_pow2(n) && len * esz >= kRailHalvingMin) {
+    // The halving and the doubling take the blocks from the block's start.
+    void* block = at(buf, part.off[0] * esz);
+    void* tmp = nullptr;
+    DUCT_CO_TRY(ctx.scratch(kind, len * esz, 5, &tmp));
+    const Layout pieces = Layout::even(len, n);
+    DUCT_CO_TRY(co_await halving_reduce_scatter(ctx, link, block, tmp, kind, pieces, dt, op, rs_step));
+    DUCT_CO_TRY(co_await doubling_allgather(ctx, link, block, kind, pieces.scaled(esz), ag_step));
+    co_return Status::ok();
+  }
   if (kind == MemKind::host && (n & (n - 1)) == 0 && len * esz < kDoublingBelow) {
     void* tmp = nullptr;
     DUCT_CO_TRY(ctx.scratch(MemKind::host, len * esz, 5, &tmp));
