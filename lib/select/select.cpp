@@ -430,7 +430,7 @@ constexpr const char* kDefaultRules =
     "allgatherv:0-inf:engine,0-64k:bruck,64k-inf:ring;"
     "reduce_scatter_block:0-inf:engine;reduce_scatter_block/n=1-4:0-inf:shm;reduce_scatter_block:0-128k:shm,0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
     "reduce_scatter:0-inf:engine;reduce_scatter/n=1-4:0-inf:shm;reduce_scatter:0-128k:shm,0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
-    "alltoall:0-inf:engine;alltoall/n=1-2:0-256k:shm,256k-8m:cma,8m-inf:shm;alltoall/n=3-4:0-512k:shm,512k-32m:cma,32m-inf:shm;"
+    "alltoall:0-inf:engine;alltoall/n=1-2:0-256k:shm,256k-64m:cma,64m-inf:shm;alltoall/n=3-4:0-512k:shm,512k-32m:cma,32m-inf:shm;"
     "alltoall:0-256k:shm,256k-inf:cma,0-4k:bruck,4k-inf:pairwise;"
     "alltoallv:0-inf:pairwise;"
     "gather:0-inf:engine,0-inf:shm;gather/n=1-2:0-inf:linear;gather/nodes/n=1-4:0-2k:binomial,2k-inf:linear;"

@@ -329,9 +329,9 @@ TEST_CASE("one node: the single-copy (cma) forms where the area allows cross-mem
     q.cma = cma;
     return q;
   };
-  // 2 ranks: cma for the allgather from 128 KiB in all and the alltoall
-  // from 256 KiB, each up to 8 MiB, where the led shm rounds take over; the
-  // bcast and scatter in shared memory at every size.
+  // 2 ranks: cma for the allgather from 128 KiB in all up to 8 MiB and the
+  // alltoall from 256 KiB below 64 MiB, where the led shm rounds take over;
+  // the bcast and scatter in shared memory at every size.
   CHECK(name(t.choose(with(Coll::allgather, 64 << 10, 2, true))) == "shm");
   CHECK(name(t.choose(with(Coll::allgather, 128 << 10, 2, true))) == "cma");
   CHECK(name(t.choose(with(Coll::allgather, 8 << 20, 2, true))) == "shm");
@@ -339,7 +339,9 @@ TEST_CASE("one node: the single-copy (cma) forms where the area allows cross-mem
   CHECK(name(t.choose(with(Coll::bcast, 8 << 20, 2, false))) == "shm");
   CHECK(name(t.choose(with(Coll::alltoall, 128 << 10, 2, true))) == "shm");
   CHECK(name(t.choose(with(Coll::alltoall, 256 << 10, 2, true))) == "cma");
-  CHECK(name(t.choose(with(Coll::alltoall, 8 << 20, 2, true))) == "shm");
+  CHECK(name(t.choose(with(Coll::alltoall, 8 << 20, 2, true))) == "cma");
+  CHECK(name(t.choose(with(Coll::alltoall, 32 << 20, 2, true))) == "cma");
+  CHECK(name(t.choose(with(Coll::alltoall, 64 << 20, 2, true))) == "shm");
   CHECK(name(t.choose(with(Coll::scatter, 256 << 10, 2, true))) == "shm");
   // The reductions in shared memory at every size up to 4 ranks.
   CHECK(name(t.choose(with(Coll::allreduce, 64 << 20, 4, true))) == "shm");
