@@ -69,7 +69,7 @@ class Spinner {
 // (DUCT_CHECK waits on every call). `buffers` are kept for the life of the
 // process when it gives up (core/comm.hpp, MpiWait). `yield` gives the core
 // away between polls (oversubscribed node).
-using Describe = std::function<std::string()>;
+using Describe = LayerHooks::Describe;  // a text built only when asked for (coll/context.hpp)
 Status wait_setup(MPI_Request* req, const Describe& doing, const Describe& waiting_for, std::shared_ptr<void> buffers,
                   bool yield);
 
