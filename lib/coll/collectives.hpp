@@ -237,6 +237,15 @@ std::vector<int> folded_members(int n);
 // with block g.me reduced, in place. `tmp` holds at least half of it.
 Sched halving_reduce_scatter(Context& ctx, Link link, void* acc, void* tmp, MemKind kind, const Layout& blocks,
                              DType dt, RedOp op, std::uint32_t step_base);
+// Rabenseifner's reduce over link.g (fold_pairs, halving_reduce_scatter,
+// then each member's piece to `root`, an index of link.g): every member's
+// `acc` (count elements of `kind`) is its input and is overwritten; `tmp`
+// holds the vector. The root ends with the sum in `dst` (dst_kind), which
+// may be its acc. Steps: `step` the fold, step+1.. the halving (log2 of
+// the members), `gather_step` the gather.
+Sched rabenseifner_reduce(Context& ctx, Link link, void* acc, void* tmp, MemKind kind, std::size_t count, DType dt,
+                          RedOp op, int root, void* dst, MemKind dst_kind, std::uint32_t step,
+                          std::uint32_t gather_step);
 // Recursive doubling allgather over link.g (a power of two members): every
 // member holds its block of `buf` (`blocks` in bytes, consecutive) and ends
 // with all of them.

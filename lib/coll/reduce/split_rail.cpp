@@ -69,46 +69,6 @@ bool rail_halving(std::size_t bytes, int N, int L) {
   return N >= 8 && block >= (32u << 10) && (N >= 16 || bytes <= (8u << 20));
 }
 
-// (2) by halving: rail member `me` of the N nodes reduces `count` elements
-// at `block` with every other member's; member `rn` ends with the sum.
-// Sub-steps of `step`: 0 the fold, 1..log2 the halving, 15 the gather.
-Sched rail_rabenseifner(Context& ctx, Link rail_link, void* block, void* tmp, std::size_t count, DType dt, RedOp op,
-                        MemKind kind, int rn, std::uint32_t step) {
-  const std::size_t esz = elem_size(dt.elem);
-  int newrank = -1;
-  DUCT_CO_TRY(co_await fold_pairs(rail_link, block, tmp, kind, count, dt, op, step, &newrank));
-  // The 2^k members left, as communicator ranks.
-  std::vector<int> members = folded_members(rail_link.g.n);
-  for (int& m : members) m = rail_link.g.rank(m);
-  const int p2 = static_cast<int>(members.size());
-  const Layout pieces = Layout::even(count, p2);
-  if (newrank >= 0)
-    DUCT_CO_TRY(co_await halving_reduce_scatter(ctx, rail_link.on(Group{members.data(), p2, newrank}), block, tmp,
-                                                kind, pieces, dt, op, step + 1));
-  const std::uint32_t gather = step + 15;
-  if (rail_link.g.me != rn) {
-    if (newrank < 0 || pieces.len[static_cast<std::size_t>(newrank)] == 0) co_return Status::ok();
-    const auto i = static_cast<std::size_t>(newrank);
-    Request r;
-    DUCT_CO_TRY(rail_link.send(rn, at(block, pieces.off[i] * esz), pieces.len[i] * esz, kind, gather, &r));
-    DUCT_CO_TRY(co_await wait(r));
-    co_return Status::ok();
-  }
-  // Member rn takes every other piece into its block (its own, if it kept
-  // one, is in place); the halving is over, so its block is free.
-  Link whole = rail_link.on(Group{members.data(), p2, newrank});
-  std::vector<Request> recvs;
-  recvs.reserve(static_cast<std::size_t>(p2));
-  for (int i = 0; i < p2; ++i) {
-    const auto ui = static_cast<std::size_t>(i);
-    if (i == newrank || pieces.len[ui] == 0) continue;
-    recvs.emplace_back();
-    DUCT_CO_TRY(whole.recv(i, at(block, pieces.off[ui] * esz), pieces.len[ui] * esz, kind, gather, &recvs.back()));
-  }
-  DUCT_CO_TRY(co_await wait(recvs));
-  co_return Status::ok();
-}
-
 // A chain hop of the rail reduction: `block` (count elements of the
 // node's partial sum) += what `peer` sends, received into tmp.
 Sched recv_reduce(Link link, int peer, void* block, void* tmp, std::size_t count, DType dt, RedOp op, MemKind kind,
@@ -167,8 +127,8 @@ Sched reduce_split_rail(Context& ctx, const CollArgs& a, std::uint32_t seq) {
         const Layout blocks = Layout::even(seg.len[c], L);
         if (blocks.len[b] > 0) {
           void* block = at(acc, (seg.off[c] + blocks.off[b]) * esz);
-          level.push_back(halving ? rail_rabenseifner(ctx, rail_link, block, tmp, blocks.len[b], a.dt, a.op, kind,
-                                                      rn, rail_step(c))
+          level.push_back(halving ? rabenseifner_reduce(ctx, rail_link, block, tmp, kind, blocks.len[b], a.dt, a.op,
+                                                        rn, block, kind, rail_step(c), rail_step(c) + 15)
                                   : binomial_reduce(ctx, rail_link, block, kind, block, tmp, blocks.len[b], a.dt,
                                                     a.op, kind, rn, rail_step(c)));
         }
