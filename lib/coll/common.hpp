@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "coll/context.hpp"
+#include "core/arith.hpp"
 #include "core/config.hpp"
 #include "core/dtype.hpp"
 #include "memory/buffer.hpp"
@@ -96,9 +97,6 @@ struct Segments {
   std::size_t offset(std::size_t k) const noexcept { return k * per; }
   std::size_t size(std::size_t k) const noexcept { return std::min(per, elems - k * per); }
 };
-
-inline int mod(int a, int n) noexcept { return ((a % n) + n) % n; }
-inline bool is_pow2(int n) noexcept { return n > 0 && (n & (n - 1)) == 0; }
 
 // The messages of one collective instance, to and from members of a group.
 struct Link {

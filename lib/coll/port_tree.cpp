@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/arith.hpp"
+
 namespace duct::coll {
 
 PortTree port_tree(const Topology& t, int root) {
@@ -15,12 +17,12 @@ PortTree port_tree(const Topology& t, int root) {
   };
   int p = t.local_rank;
   if (t.node != rn) {
-    pt.port = p = port_of(((t.node - rn) % N + N) % N - 1, t.node);
+    pt.port = p = port_of(mod(t.node - rn, N) - 1, t.node);
     if (t.local_rank != p) return pt;
   }
   pt.members.push_back(on[static_cast<std::size_t>(rn)][static_cast<std::size_t>(p)]);
   for (int k = 0; k < N - 1; ++k) {
-    const int j = (rn + 1 + k) % N;
+    const int j = mod(rn + 1 + k, N);
     if (port_of(k, j) == p) pt.members.push_back(on[static_cast<std::size_t>(j)][static_cast<std::size_t>(p)]);
   }
   if (pt.members.size() < 2) {

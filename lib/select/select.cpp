@@ -3,18 +3,17 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/arith.hpp"
 #include "core/config.hpp"
 
 namespace duct::select {
 
 namespace {
 
-bool pow2(int n) { return n > 0 && (n & (n - 1)) == 0; }
-
 bool any(const Query&, std::string*) { return true; }
 
 bool power_of_two(const Query& q, std::string* why) {
-  if (pow2(q.comm_size)) return true;
+  if (is_pow2(q.comm_size)) return true;
   *why = strprintf("needs a power-of-two communicator (this one has %d ranks)", q.comm_size);
   return false;
 }
@@ -60,7 +59,7 @@ bool rails(const Query& q, std::string* why) {
 // at both levels, so nodes and ranks per node in powers of two.
 bool rails_pow2(const Query& q, std::string* why) {
   if (!rails(q, why)) return false;
-  if (pow2(q.num_nodes) && pow2(q.ranks_per_node)) return true;
+  if (is_pow2(q.num_nodes) && is_pow2(q.ranks_per_node)) return true;
   *why = "the nodes or the ranks per node are not a power of two";
   return false;
 }
@@ -509,7 +508,7 @@ bool matches(const Rule& r, const Query& q) {
   if (r.coll != q.coll || q.bytes < r.lo || q.bytes >= r.hi) return false;
   if (r.kind >= 0 && r.kind != (q.device ? 1 : 0)) return false;
   if (r.nodes >= 0 && r.nodes != (q.num_nodes > 1 ? 1 : 0)) return false;
-  if (r.pow2 && !pow2(q.comm_size)) return false;
+  if (r.pow2 && !is_pow2(q.comm_size)) return false;
   if ((r.ppn_min > 0 || r.ppn_max < INT_MAX) &&
       (q.ranks_per_node == 0 || q.ranks_per_node < r.ppn_min || q.ranks_per_node > r.ppn_max))
     return false;
