@@ -182,6 +182,20 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // - the 3-4 rank alltoall: shm below 512 KiB (256 KiB 1.40-1.44 against
 //   cma's 0.87-0.96), cma to 32 MiB, shm from there (64 MiB 0.91-0.94
 //   against 0.84-0.92); 5 ranks and more keep the earlier split.
+// On 2026-11-29 the same VM measured the other way round (-A forced, -R 3,
+// two repetitions, against Open MPI's better setting; docs/benchmarks/
+// 2026-11-29-sim-regret.md, section 4): the led shm rounds 0.62-0.92 and
+// cma 0.93-1.74 for the 2-rank allgather at 8-32 MiB, the 2-rank scatter
+// at 256 KiB-4 MiB and the 2-4 rank alltoall at 256 KiB-128 MiB. Each day
+// the cma forms ran at 0.84-1.09x Open MPI's single copy, the shm rounds
+// anywhere from 0.62 to 1.66x: the VM's two cores share its caches well on
+// some days and not on others, and the slots' pipeline depends on that. So
+// single copy at every size above a crossover (the 2-rank allgather and
+// alltoall from 32 KiB in all: at 32-128 KiB cma 1.08-1.21, shm 0.53-1.15,
+// below 32 KiB shm ahead, 8 KiB 1.6-2.0 against 1.2-1.4; the 2-rank
+// scatter from 128 KiB; the 3-4 rank alltoall from 256 KiB), as Open MPI
+// and MPICH copy large messages once; duct-tune measures the machine it
+// runs on.
 // gather and, from 3 ranks, bcast and allgather were shm at every size
 // already (4 ranks: 1.7-3.3x). The 2-rank bcast through shm was 0.8x of
 // the binomial tree's time on 2026-11-27 while the VM's cores sat far
@@ -376,6 +390,12 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // ranks, to 2 MiB on 256 and 512; below 16 KiB recursive doubling keeps
 // the better worst ratio (0.91-0.94 without the cost against split_rail's
 // 0.77-0.93 with it, 8 B-4 KiB). 1024 ranks and more keep their rules.
+// Since split_rail's rail level halves its block (1ceecd0), 256 and 512
+// ranks too to 4 MiB (2026-11-29, docs/benchmarks/2026-11-29-sim-regret.md
+// section 2, no cost, us, split_rail / the Rabenseifner the rules took
+// before): 32 x 8, 2 MiB 41.3 / 45.3; 64 x 8, 2 MiB 45.5 / 49.4, 3 MiB
+// 55.2 / 59.1; at 4 MiB the pipelined Rabenseifner stays ahead (32 x 8
+// 60.5 / 48.4, 64 x 8 64.9 / 52.6).
 // The gather on 64-512 ranks of 8 or more per node: the node-aware form
 // (each node's leader sends its node's blocks in one message; the mirror
 // of the scatter's above) at every size, where the binomial tree (below 64
@@ -409,7 +429,7 @@ constexpr const char* kDefaultRules =
     "reduce_scatter_block/nodes/n=64-127:16k-16m:recursive_halving;"
     "reduce_scatter_block/nodes/n=128-inf:0-inf:recursive_halving;"
     "reduce_scatter/nodes/n=64-127:16k-16m:recursive_halving;reduce_scatter/nodes/n=128-inf:0-inf:recursive_halving;"
-    "allreduce/nodes/pow2/ppn=8-inf/n=64-128:16k-4m:split_rail;allreduce/nodes/pow2/ppn=8-inf/n=256-512:16k-2m:split_rail;"
+    "allreduce/nodes/pow2/ppn=8-inf/n=64-512:16k-4m:split_rail;"
     "allreduce/nodes/pow2/n=64-inf:0-128k:recursive_doubling,4m-inf:pipelined_rabenseifner,128k-inf:rabenseifner;"
     "allreduce/nodes/n=128-inf:16k-128k:recursive_doubling;"
     "allreduce/nodes:0-16k:hierarchical,16k-inf:split_rail,64k-inf:hierarchical;"
@@ -424,12 +444,12 @@ constexpr const char* kDefaultRules =
     "bcast:0-64k:binomial,64k-inf:scatter_allgather;"
     "reduce:0-inf:engine;reduce/n=1-4:0-inf:shm;reduce/n=16-inf:0-8k:shm_tree;reduce:0-16k:shm;"
     "reduce:0-64k:binomial,64k-inf:reduce_scatter_gather;"
-    "allgather:0-inf:engine;allgather/n=1-2:0-128k:shm,128k-8m:cma,128k-8m:ring,8m-inf:shm;"
+    "allgather:0-inf:engine;allgather/n=1-2:0-32k:shm,32k-inf:cma,0-128k:shm,128k-8m:ring,8m-inf:shm;"
     "allgather:0-inf:shm,0-64k:bruck,64k-inf:ring;"
     "allgatherv:0-inf:engine,0-64k:bruck,64k-inf:ring;"
     "reduce_scatter_block:0-inf:engine;reduce_scatter_block/n=1-4:0-inf:shm;reduce_scatter_block:0-128k:shm,0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
     "reduce_scatter:0-inf:engine;reduce_scatter/n=1-4:0-inf:shm;reduce_scatter:0-128k:shm,0-64k:recursive_halving,0-64k:pairwise,64k-inf:ring;"
-    "alltoall:0-inf:engine;alltoall/n=1-2:0-256k:shm,256k-64m:cma,64m-inf:shm;alltoall/n=3-4:0-512k:shm,512k-32m:cma,32m-inf:shm;"
+    "alltoall:0-inf:engine;alltoall/n=1-2:0-32k:shm,32k-inf:cma;"
     "alltoall:0-256k:shm,256k-inf:cma,0-4k:bruck,4k-inf:pairwise;"
     "alltoallv:0-inf:pairwise;"
     "gather:0-inf:engine,0-inf:shm;gather/n=1-2:0-inf:linear;gather/nodes/n=1-4:0-2k:binomial,2k-inf:linear;"
@@ -437,7 +457,7 @@ constexpr const char* kDefaultRules =
     "gather/nodes/ppn=8-inf/n=64-1024:0-inf:hierarchical;"
     "gather:0-64k:binomial,64k-inf:linear;"
     "gatherv:0-inf:linear;"
-    "scatter:0-inf:engine;scatter/n=1-2:0-inf:shm,0-inf:linear;scatter:0-512k:shm,512k-inf:cma;scatter/nodes/n=1-4:4k-inf:linear;"
+    "scatter:0-inf:engine;scatter/n=1-2:0-128k:shm,128k-inf:cma,0-inf:shm,0-inf:linear;scatter:0-512k:shm,512k-inf:cma;scatter/nodes/n=1-4:4k-inf:linear;"
     "scatter/nodes/n=5-8:6k-inf:linear;scatter/nodes/n=9-16:32k-inf:linear;"
     "scatter/nodes/ppn=8-inf/n=64-1024:0-inf:hierarchical;"
     "scatter:0-64k:binomial,64k-inf:linear;"

@@ -3,7 +3,7 @@
 # and every duct algorithm that serves several nodes, forced, one collective
 # at a time, 8 B-2 MiB (x8). From the repository root, with the sim build:
 #   bash docs/benchmarks/raw/2026-11-28-sim-regret/run.sh OUTDIR [JOBS] [NODES]
-# JOBS: a file of "collective algorithm" lines ("rules": no -A), default
+# PAR: simulations at once (default 2). JOBS: a file of "collective algorithm" lines ("rules": no -A), default
 # the list below. Two simulations at a time (the VM has 2 cores); each is
 # stopped after 20 minutes of real time (its rows so far are kept).
 # Platform: duct-sim's rails platform (-N NODES -ppn 8; one NIC per rank at
@@ -77,4 +77,4 @@ one() {
 }
 export -f one
 export out nodes
-xargs -P 2 -L 1 bash -c 'one "$0" "$1"' < "$jobs"
+xargs -P "${PAR:-2}" -L 1 bash -c 'one "$0" "$1"' < "$jobs"
