@@ -19,7 +19,8 @@
 namespace duct::coll {
 
 namespace {
-constexpr std::uint32_t kFoldStep = 0x000, kHalvingStep = 0x001, kGatherStep = 0x200;
+// The fold's step; the halving takes the steps after it (rabenseifner_reduce).
+constexpr std::uint32_t kFoldStep = 0x000, kGatherStep = 0x200;
 }
 
 Sched rabenseifner_reduce(Context& ctx, Link link, void* acc, void* tmp, MemKind kind, std::size_t count, DType dt,
