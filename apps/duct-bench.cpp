@@ -474,7 +474,8 @@ int main(int argc, char** argv) {
     if (lean) {
       check_here = false;
     } else if (coll == "allreduce" || (coll == "reduce" && rank == root)) {
-      for (std::size_t i = 0; i < count; ++i) put(i, bench::expected_value(n, i, data_op, type->elem));
+      const bench::ExpectedValues expected(n, data_op, type->elem);
+      for (std::size_t i = 0; i < count; ++i) put(i, expected(i));
     } else if (coll == "reduce") {
       check_here = false;
     } else if (coll == "bcast") {
@@ -485,8 +486,8 @@ int main(int argc, char** argv) {
     } else if (coll == "gather") {
       check_here = false;
     } else if (coll == "reduce_scatter") {
-      for (std::size_t j = 0; j < block; ++j)
-        put(j, bench::expected_value(n, static_cast<std::size_t>(rank) * block + j, data_op, type->elem));
+      const bench::ExpectedValues expected(n, data_op, type->elem);
+      for (std::size_t j = 0; j < block; ++j) put(j, expected(static_cast<std::size_t>(rank) * block + j));
       expect.resize(block * esz);
     } else if (coll == "alltoall") {
       for (std::size_t q = 0; q < un; ++q)
