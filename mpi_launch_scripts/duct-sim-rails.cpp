@@ -21,8 +21,15 @@
  * 2 us between NICs: about what an MPI ping-pong sees across two switch
  * levels), DUCT_SIM_NVL_BW (default 450GBps: NVLink 4 on an H100, 900 GB/s
  * both ways together), DUCT_SIM_NVL_LAT (default 0.5us per link). These
- * are nominal numbers, not a calibration against a machine. */
+ * are nominal numbers, not a calibration against a machine.
+ *
+ * Builds against SimGrid 3.32 (Debian bookworm) and 4.x: 4.0's platforms
+ * grow from the engine's root zone (3.32 makes the first zone the root),
+ * and 4.0 renamed create_host/create_split_duplex_link to add_* and takes a
+ * route's ends as hosts (the 3.32 names are deprecated there, to go in
+ * 4.3). The platform is the same. */
 #include <simgrid/s4u.hpp>
+#include <simgrid/version.h>
 
 #include <cstdlib>
 #include <stdexcept>
@@ -46,11 +53,34 @@ int env_int(const char* name, int fallback) {
   return n;
 }
 
+using Dir = sg4::LinkInRoute::Direction;
+
+#if SIMGRID_VERSION >= 40000
+sg4::NetZone* star_zone(const sg4::Engine& e) { return e.get_netzone_root()->add_netzone_star("rails"); }
+sg4::Host* host(sg4::NetZone* z, const std::string& name) { return z->add_host(name, "100Gf"); }
+sg4::SplitDuplexLink* duplex(sg4::NetZone* z, const std::string& name, const std::string& bw) {
+  return z->add_split_duplex_link(name, bw);
+}
+// The host's route to the star's centre, both ways.
+void to_centre(sg4::NetZone* z, const sg4::Host* h, sg4::SplitDuplexLink* nic) {
+  z->add_route(h, static_cast<const sg4::Host*>(nullptr), {sg4::LinkInRoute(nic, Dir::UP)}, true);
+}
+#else
+sg4::NetZone* star_zone(const sg4::Engine&) { return sg4::create_star_zone("rails"); }
+sg4::Host* host(sg4::NetZone* z, const std::string& name) { return z->create_host(name, "100Gf"); }
+sg4::SplitDuplexLink* duplex(sg4::NetZone* z, const std::string& name, const std::string& bw) {
+  return z->create_split_duplex_link(name, bw);
+}
+void to_centre(sg4::NetZone* z, const sg4::Host* h, sg4::SplitDuplexLink* nic) {
+  z->add_route(h->get_netpoint(), nullptr, nullptr, nullptr, {sg4::LinkInRoute(nic, Dir::UP)}, true);
+}
+#endif
+
 }  // namespace
 
 extern "C" void load_platform(const sg4::Engine& e);
 
-void load_platform(const sg4::Engine& /*e*/) {
+void load_platform(const sg4::Engine& e) {
   const int nodes = env_int("DUCT_SIM_NODES", 2);
   const int ppn = env_int("DUCT_SIM_PPN", 8);
   const int rails = env_int("DUCT_SIM_RAILS", ppn);
@@ -58,27 +88,25 @@ void load_platform(const sg4::Engine& /*e*/) {
   const std::string nic_bw = env("DUCT_SIM_NIC_BW", "50GBps"), nic_lat = env("DUCT_SIM_NIC_LAT", "1us");
   const std::string nvl_bw = env("DUCT_SIM_NVL_BW", "450GBps"), nvl_lat = env("DUCT_SIM_NVL_LAT", "0.5us");
 
-  auto* zone = sg4::create_star_zone("rails");
-  using Dir = sg4::LinkInRoute::Direction;
+  sg4::NetZone* zone = star_zone(e);
   for (int i = 0; i < nodes; ++i) {
     const std::string node = "node-" + std::to_string(i);
     std::vector<sg4::SplitDuplexLink*> nics, nvl;
     for (int k = 0; k < rails; ++k) {
-      sg4::SplitDuplexLink* nic = zone->create_split_duplex_link(node + ".nic" + std::to_string(k), nic_bw);
+      sg4::SplitDuplexLink* nic = duplex(zone, node + ".nic" + std::to_string(k), nic_bw);
       nic->set_latency(nic_lat);
       nics.push_back(nic);
     }
     std::vector<sg4::Host*> hosts;
     for (int l = 0; l < ppn; ++l) {
       const std::string name = node + ".r" + std::to_string(l);
-      sg4::Host* h = zone->create_host(name, "100Gf");
+      sg4::Host* h = host(zone, name);
       hosts.push_back(h);
-      sg4::SplitDuplexLink* link = zone->create_split_duplex_link(name + ".nvlink", nvl_bw);
+      sg4::SplitDuplexLink* link = duplex(zone, name + ".nvlink", nvl_bw);
       link->set_latency(nvl_lat);
       nvl.push_back(link);
       // To the switch through the rank's NIC (both ways: symmetrical).
-      zone->add_route(h->get_netpoint(), nullptr, nullptr, nullptr,
-                      {sg4::LinkInRoute(nics[static_cast<std::size_t>(l % rails)], Dir::UP)}, true);
+      to_centre(zone, h, nics[static_cast<std::size_t>(l % rails)]);
     }
     for (int a = 0; a < ppn; ++a)
       for (int b = 0; b < ppn; ++b)
