@@ -170,6 +170,7 @@ Sched scatter_linear(Context&, const CollArgs&, std::uint32_t);
 Sched scatter_hierarchical(Context&, const CollArgs&, std::uint32_t);
 Sched barrier_shm(Context&, const CollArgs&, std::uint32_t);
 Sched barrier_dissemination(Context&, const CollArgs&, std::uint32_t);
+Sched barrier_split_rail(Context&, const CollArgs&, std::uint32_t);
 
 // ---- building blocks ------------------------------------------------------------
 // Ring reduce-scatter over link.g: `blocks` in elements; src holds this

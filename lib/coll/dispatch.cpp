@@ -107,6 +107,7 @@ constexpr Impl kImpls[] = {
     {Coll::scatterv, "linear", &scatter_linear},
     {Coll::barrier, "shm", &barrier_shm, &barrier_shm_now},
     {Coll::barrier, "dissemination", &barrier_dissemination},
+    {Coll::barrier, "split_rail", &barrier_split_rail},
 };
 
 // select/'s algorithm index -> implementation, resolved by name once.

@@ -462,7 +462,7 @@ constexpr const char* kDefaultRules =
     "scatter/nodes/ppn=8-inf/n=64-1024:0-inf:hierarchical;"
     "scatter:0-64k:binomial,64k-inf:linear;"
     "scatterv:0-inf:linear;"
-"barrier:0-inf:shm,0-inf:dissemination";
+"barrier/nodes:0-inf:split_rail;barrier:0-inf:shm,0-inf:dissemination";
 
 const char* kCollNames[] = {"allreduce", "bcast",  "reduce",  "allgather", "allgatherv",
                             "reduce_scatter_block", "reduce_scatter", "alltoall", "alltoallv",
@@ -830,6 +830,11 @@ const std::vector<AlgoDesc>& algorithms() {
       {Coll::barrier, "shm", "single node: every rank publishes a sequence number and waits for all", false, shm_area},
       {Coll::barrier, "dissemination",
        "ceil(log2 n) rounds, rank r signals r+2^k and waits for r-2^k (Hensgen, Finkel, Manber 1988)", true, any},
+      {Coll::barrier, "split_rail",
+       "two-level dissemination: ceil(log2 L) rounds inside each node, then ceil(log2 N) rounds over each rail "
+       "(the ranks of one local index), every rail at once: node latencies for the node's rounds, where the flat "
+       "form crosses a NIC in every round",
+       false, rails},
   };
   return all;
 }

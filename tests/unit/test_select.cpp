@@ -226,6 +226,22 @@ TEST_CASE("alltoall across nodes: split_rail to 128 ranks of 8 per node, Bruck b
   }
 }
 
+TEST_CASE("barrier across nodes: two-level dissemination where every node holds the same ranks", "[select]") {
+  Table t;
+  REQUIRE(Table::make("", &t));
+  const Coll b = Coll::barrier;
+  CHECK(across(t, b, 1024, 8, 0) == "split_rail");
+  CHECK(across(t, b, 2, 2, 0) == "split_rail");
+  CHECK(across(t, b, 5, 3, 0) == "split_rail");
+  CHECK(across(t, b, 64, 1, 0) == "dissemination");  // one rank per node: no node level
+  Query q;  // 7 ranks on 3 nodes of different sizes
+  q.coll = b;
+  q.comm_size = 7;
+  q.num_nodes = 3;
+  q.ranks_per_node = 0;
+  CHECK(name(t.choose(q)) == "dissemination");
+}
+
 TEST_CASE("scatter across nodes: the node-aware form on 64-1024 ranks of 8 per node", "[select]") {
   Table t;
   REQUIRE(Table::make("", &t));
