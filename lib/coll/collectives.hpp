@@ -136,6 +136,7 @@ Sched reduce_scatter_pairwise(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_scatter_ring(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_scatter_split_rail(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_scatter_pipelined_pairwise(Context&, const CollArgs&, std::uint32_t);
+Sched reduce_scatter_pipelined_halving(Context&, const CollArgs&, std::uint32_t);
 Sched reduce_scatter_hierarchical(Context&, const CollArgs&, std::uint32_t);
 Sched alltoall_shm(Context&, const CollArgs&, std::uint32_t);
 Sched alltoall_cma(Context&, const CollArgs&, std::uint32_t);

@@ -55,8 +55,9 @@ bool rails(const Query& q, std::string* why) {
   return true;
 }
 
-// The pipelined hierarchical Rabenseifner allreduce: halving and doubling
-// at both levels, so nodes and ranks per node in powers of two.
+// The pipelined hierarchical Rabenseifner allreduce and the pipelined
+// halving reduce-scatter: halving (and doubling) at both levels, so nodes
+// and ranks per node in powers of two.
 bool rails_pow2(const Query& q, std::string* why) {
   if (!rails(q, why)) return false;
   if (is_pow2(q.num_nodes) && is_pow2(q.ranks_per_node)) return true;
@@ -414,6 +415,20 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // / - / 44.3 | 50.5 / 85.6 / 63.2 / - (docs/benchmarks/2026-11-29-sim-
 // trees.md): worst ratio 0.57-0.98, the rules before (binomial, then
 // linear, which pays 0.3 us 1023 times at the root) about 0.2-0.6.
+// The reduce-scatter from 512 KiB on 64 ranks and more across nodes of
+// 2^j ranks (2^k nodes): the pipelined two-level form (a node level in one
+// step, recursive halving over the rails, segments of 2 MiB overlapping the
+// two), where node-aware recursive halving crossed the levels one after
+// the other. Simulated, us, no per-message cost | 0.3 us a send and a
+// receive, pipelined_halving / recursive_halving: 64 x 8, 128 KiB 15.7 /
+// 17.6 | 24.1 / 23.3, 512 KiB 17.5 / 19.5 | 23.8 / 24.6, 1 MiB 19.9 /
+// 21.9 | 25.9 / 26.7, 4 MiB 34.6 / 36.6 | 37.1 / 40.8, 16 MiB 72.1 / 95.3
+// | 81.1 / 98.9 (SMPI's ompi table 95.3); 16 x 8, 1 MiB 15.9 / 17.9 |
+// 20.7 / 21.5, 16 MiB 72.4 / 91.3 | 75.5 / 93.7; 8 x 8, 512 KiB 11.5 /
+// 13.5 | 16.0 / 16.8, 4 MiB 28.6 / 30.6 | 29.8 / 32.7, where from 4 MiB
+// the pipelined pairwise form stays (17.0 | 23.7 at 4 MiB)
+// (docs/benchmarks/2026-12-01-sim-rs-pipelined-halving.md). Where the
+// nodes or their ranks are not powers of two, recursive halving as before.
 constexpr const char* kDefaultRules =
     "allreduce/nodes/ppn=1-1/n=9-inf:0-64k:recursive_doubling,64k-inf:rabenseifner;"
     "bcast/nodes/ppn=1-1/n=9-inf:0-128k:binomial,128k-inf:scatter_allgather;"
@@ -422,13 +437,16 @@ constexpr const char* kDefaultRules =
     "alltoall/nodes/ppn=8-inf/n=16-128:0-inf:split_rail;alltoall/nodes/n=16-inf:0-64k:bruck;"
     "allgather/nodes/n=64-127:0-16m:recursive_doubling,0-128k:hierarchical;"
     "allgather/nodes/n=128-inf:0-inf:recursive_doubling,0-64k:hierarchical,64k-1m:bruck;"
-    "reduce_scatter_block/nodes/pow2/n=64-127:16k-4m:recursive_halving,4m-inf:pipelined_pairwise;"
+    "reduce_scatter_block/nodes/pow2/n=64-127:16k-512k:recursive_halving,512k-4m:pipelined_halving,"
+    "512k-4m:recursive_halving,4m-inf:pipelined_pairwise;"
     "reduce_scatter_block/nodes/n=64-127:1m-16m:pipelined_pairwise;"
-    "reduce_scatter/nodes/pow2/n=64-127:16k-4m:recursive_halving,4m-inf:pipelined_pairwise;"
+    "reduce_scatter/nodes/pow2/n=64-127:16k-512k:recursive_halving,512k-4m:pipelined_halving,"
+    "512k-4m:recursive_halving,4m-inf:pipelined_pairwise;"
     "reduce_scatter/nodes/n=64-127:1m-16m:pipelined_pairwise;"
     "reduce_scatter_block/nodes/n=64-127:16k-16m:recursive_halving;"
-    "reduce_scatter_block/nodes/n=128-inf:0-inf:recursive_halving;"
-    "reduce_scatter/nodes/n=64-127:16k-16m:recursive_halving;reduce_scatter/nodes/n=128-inf:0-inf:recursive_halving;"
+    "reduce_scatter_block/nodes/n=128-inf:512k-inf:pipelined_halving,0-inf:recursive_halving;"
+    "reduce_scatter/nodes/n=64-127:16k-16m:recursive_halving;reduce_scatter/nodes/n=128-inf:512k-inf:pipelined_halving,"
+    "0-inf:recursive_halving;"
     "allreduce/nodes/pow2/ppn=8-inf/n=64-512:16k-4m:split_rail;"
     "allreduce/nodes/pow2/n=64-inf:0-128k:recursive_doubling,4m-inf:pipelined_rabenseifner,128k-inf:rabenseifner;"
     "allreduce/nodes/n=128-inf:16k-128k:recursive_doubling;"
@@ -730,6 +748,11 @@ const std::vector<AlgoDesc>& algorithms() {
        "node's rail rank and sends the partial sum straight to it over its own NIC (shifted pairwise exchange), "
        "the node level of later segments beside the network of earlier ones (UCC cl/hier split_rail, coll/han)",
        false, rails_alltoall},
+      {Coll::reduce_scatter_block, "pipelined_halving",
+       "two-level recursive halving, pipelined by segment: each segment halved inside the node, then over each "
+       "rail, the node level of later segments beside the rails of earlier ones, and each piece sent to the rank "
+       "whose block it is (Thakur, Rabenseifner, Gropp 2005; coll/han)",
+       false, rails_pow2},
       {Coll::reduce_scatter_block, "hierarchical",
        "node-aware: reduce the vector inside each node, allreduce among one leader per node (recursive doubling), "
        "each leader sends its node's ranks their blocks (the hierarchical allreduce's levels, MVAPICH2, coll/han)",
@@ -757,6 +780,11 @@ const std::vector<AlgoDesc>& algorithms() {
        "node's rail rank and sends the partial sum straight to it over its own NIC (shifted pairwise exchange), "
        "the node level of later segments beside the network of earlier ones (UCC cl/hier split_rail, coll/han)",
        false, rails_alltoall},
+      {Coll::reduce_scatter, "pipelined_halving",
+       "two-level recursive halving, pipelined by segment: each segment halved inside the node, then over each "
+       "rail, the node level of later segments beside the rails of earlier ones, and each piece sent to the rank "
+       "whose block it is (Thakur, Rabenseifner, Gropp 2005; coll/han)",
+       false, rails_pow2},
       {Coll::reduce_scatter, "hierarchical",
        "node-aware: reduce the vector inside each node, allreduce among one leader per node (recursive doubling), "
        "each leader sends its node's ranks their blocks (the hierarchical allreduce's levels, MVAPICH2, coll/han)",

@@ -243,6 +243,35 @@ TEST_CASE("reduce_scatter equals MPI_Reduce_scatter with uneven counts", "[colle
   for (MPI_Comm& m : owned) MPI_Comm_free(&m);
 }
 
+// The pipelined halving reduce-scatter cuts the vector into segments of
+// megabytes, each piece sent to the rank whose block it falls in: uneven
+// blocks (zeros among them) over several segments, so that pieces straddle
+// the blocks' edges. Where it cannot serve (one node, nodes or ranks per
+// node not powers of two) the rules serve the call, checked the same way.
+TEST_CASE("reduce_scatter over several segments with uneven counts", "[collectives][reduce_scatter]") {
+  std::vector<MPI_Comm> owned;
+  for (const Comm& c : comms_under_test(&owned)) {
+    REQUIRE(DUCT_Tune("reduce_scatter:0-inf:pipelined_halving") == MPI_SUCCESS);
+    for (bool ip : {false, true}) {
+      INFO(what("DUCT_Reduce_scatter", "pipelined_halving", c, 700001, -1, ip));
+      std::vector<int> counts = vcounts(c.size, 700001, 1);
+      const std::size_t total = static_cast<std::size_t>(std::accumulate(counts.begin(), counts.end(), 0));
+      const std::size_t mine = static_cast<std::size_t>(counts[static_cast<std::size_t>(c.rank)]);
+      std::vector<int> in = pattern(c.rank, total), ref(mine, kPoison);
+      MPI_Reduce_scatter(in.data(), ref.data(), counts.data(), MPI_INT, MPI_SUM, c.comm);
+      IBuf s(in), r(ip ? in : std::vector<int>(std::max(mine, std::size_t{1}), kPoison));
+      Pending p(what("DUCT_Reduce_scatter", "pipelined_halving", c, 700001, -1, ip));
+      CHECK(DUCT_Reduce_scatter(ip ? MPI_IN_PLACE : s.p(), r.p(), counts.data(), MPI_INT, MPI_SUM, c.comm) ==
+            MPI_SUCCESS);
+      std::vector<int> got = r.get();
+      got.resize(mine);
+      CHECK(got == ref);
+    }
+    REQUIRE(DUCT_Tune("") == MPI_SUCCESS);
+  }
+  for (MPI_Comm& m : owned) MPI_Comm_free(&m);
+}
+
 TEST_CASE("alltoall equals MPI_Alltoall for every algorithm and in-place", "[collectives][alltoall]") {
   std::vector<MPI_Comm> owned;
   for (const Comm& c : comms_under_test(&owned))

@@ -257,17 +257,24 @@ TEST_CASE("scatter across nodes: the node-aware form on 64-1024 ranks of 8 per n
   CHECK(across(t, sc, 2, 2, 2 << 10) == "binomial");    // the emulated cluster's rules
 }
 
-TEST_CASE("reduce_scatter across nodes: recursive halving at 64+ ranks, the pipelined pairwise form at 4 MiB+ on 64-127", "[select]") {
+TEST_CASE("reduce_scatter across nodes: recursive halving at 64+ ranks, pipelined halving from 512 KiB, the pipelined pairwise form at 4 MiB+ on 64-127", "[select]") {
   Table t;
   REQUIRE(Table::make("", &t));
   for (Coll c : {Coll::reduce_scatter_block, Coll::reduce_scatter}) {
     CHECK(across(t, c, 2, 8, 64 << 10) == "split_rail");             // 16 ranks: the emulated cluster's rules
-    CHECK(across(t, c, 8, 8, 256 << 10) == "recursive_halving");      // 64 ranks: to 4 MiB
-    CHECK(across(t, c, 8, 8, (4 << 20) - 1) == "recursive_halving");
+    CHECK(across(t, c, 8, 8, 256 << 10) == "recursive_halving");      // 64 ranks: below 512 KiB,
+    CHECK(across(t, c, 8, 8, (512 << 10) - 1) == "recursive_halving");
+    CHECK(across(t, c, 8, 8, 512 << 10) == "pipelined_halving");      // then pipelined halving to 4 MiB
+    CHECK(across(t, c, 8, 8, (4 << 20) - 1) == "pipelined_halving");
     CHECK(across(t, c, 8, 8, 4 << 20) == "pipelined_pairwise");       // then the pipelined pairwise form
     CHECK(across(t, c, 8, 8, 64 << 20) == "pipelined_pairwise");
-    CHECK(across(t, c, 16, 8, 16 << 10) == "recursive_halving");      // 128 ranks: from 16 KiB on
-    CHECK(across(t, c, 16, 8, 64 << 20) == "recursive_halving");
+    CHECK(across(t, c, 32, 2, 1 << 20) == "pipelined_halving");       // 64 ranks of 2 per node
+    CHECK(across(t, c, 16, 8, 16 << 10) == "recursive_halving");      // 128 ranks: from 16 KiB on,
+    CHECK(across(t, c, 16, 8, (512 << 10) - 1) == "recursive_halving");
+    CHECK(across(t, c, 16, 8, 512 << 10) == "pipelined_halving");     // pipelined halving from 512 KiB
+    CHECK(across(t, c, 16, 8, 64 << 20) == "pipelined_halving");
+    CHECK(across(t, c, 1024, 8, 16 << 20) == "pipelined_halving");    // 8192 ranks
+    CHECK(across(t, c, 128, 1, 16 << 20) == "recursive_halving");     // one rank per node: no node level
     CHECK(across(t, c, 12, 8, 64 << 10) == "split_rail");             // 96 ranks, not a power of two
     CHECK(across(t, c, 12, 8, 1 << 20) == "pipelined_pairwise");      // 1-16 MiB
     CHECK(across(t, c, 12, 8, 16 << 20) == "split_rail");
