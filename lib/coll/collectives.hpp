@@ -197,6 +197,13 @@ Sched ring_allgather(Context& ctx, Link link, void* buf, MemKind kind, Layout bl
 Sched direct_allgather(Link link, void* buf, MemKind kind, Layout blocks, std::uint32_t step);
 Sched direct_reduce_scatter(Context& ctx, Link link, const void* src, void* dst, MemKind kind, Layout blocks, DType dt,
                             RedOp op, std::uint32_t step);
+// The same in one exchange, into the caller's scratch (several at once
+// each with their own, as the pipelined forms' segments): `acc` holds this
+// rank's input (`blocks` in elements) and ends with block g.me summed over
+// the members, this rank's own first, then the others in member order;
+// `tmp` holds n - 1 times block g.me. One step number.
+Sched direct_reduce_scatter_in_place(Link link, void* acc, void* tmp, MemKind kind, const Layout& blocks, DType dt,
+                                     RedOp op, std::uint32_t step);
 // One message of a chain: `bytes` at buf sent to (`send`) or received from
 // group member `peer`, awaited (the rail chains of the split-rail bcast and
 // reduce).

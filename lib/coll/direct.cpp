@@ -4,8 +4,10 @@
 // the same bytes through each member's link. At 8 ranks per node the
 // ring's seven steps per segment were the split-rail pipelines' slowest
 // level: on 8 simulated nodes x 8, 2 MiB, bcast 137 -> 57 us, reduce 138 ->
-// 56 us (docs/benchmarks/2026-11-28-sim-regret.md). Declared in
-// coll/collectives.hpp.
+// 56 us (docs/benchmarks/2026-11-28-sim-regret.md). And the pipelined
+// halving reduce-scatter's node level, one exchange per segment with
+// several segments in flight (direct_reduce_scatter_in_place: each its
+// own scratch). Declared in coll/collectives.hpp.
 #include <algorithm>
 #include <vector>
 
@@ -92,6 +94,31 @@ Sched direct_reduce_scatter(Context& ctx, Link link, const void* src, void* dst,
       if (kind == MemKind::device) DUCT_CO_TRY(co_await wait(fence));
     }
   }
+  co_return Status::ok();
+}
+
+Sched direct_reduce_scatter_in_place(Link link, void* acc, void* tmp, MemKind kind, const Layout& blocks, DType dt,
+                                     RedOp op, std::uint32_t step) {
+  const int n = link.g.n, me = link.g.me;
+  const std::size_t esz = elem_size(dt.elem);
+  const auto mine = static_cast<std::size_t>(me);
+  const std::size_t len = blocks.len[mine];
+  std::vector<Request> reqs;
+  reqs.reserve(2 * static_cast<std::size_t>(n));
+  for (int m = 0, k = 0; m < n; ++m) {
+    if (m == me) continue;
+    const auto um = static_cast<std::size_t>(m);
+    reqs.emplace_back();
+    DUCT_CO_TRY(link.send(m, at(acc, blocks.off[um] * esz), blocks.len[um] * esz, kind, step, &reqs.back()));
+    reqs.emplace_back();
+    DUCT_CO_TRY(link.recv(m, at(tmp, static_cast<std::size_t>(k++) * len * esz), len * esz, kind, step, &reqs.back()));
+  }
+  DUCT_CO_TRY(co_await wait(reqs));
+  memory::Fence fence;
+  void* own = at(acc, blocks.off[mine] * esz);
+  for (int k = 0; k + 1 < n && len > 0; ++k)
+    DUCT_CO_TRY(reduce_local(own, own, at(tmp, static_cast<std::size_t>(k) * len * esz), len, dt, op, kind, &fence));
+  if (kind == MemKind::device) DUCT_CO_TRY(co_await wait(fence));
   co_return Status::ok();
 }
 

@@ -90,36 +90,6 @@ void piece(const State& st, std::size_t c, int j, int l, std::size_t* off, std::
   *len = rail.size(j);
 }
 
-// The node level of one segment in one step: member m gets part m of every
-// member's copy (L - 1 messages each way, one latency), and sums them
-// into its own part: its own copy first, then the others in member order.
-// tmp holds the L - 1 parts received.
-Sched direct_reduce_scatter(State& st, Link link, void* acc, void* tmp, const Layout& parts, std::uint32_t step) {
-  const int n = link.g.n, me = link.g.me;
-  const std::size_t esz = elem_size(st.dt.elem);
-  const auto mine = static_cast<std::size_t>(me);
-  const std::size_t len = parts.len[mine];
-  std::vector<Request> reqs;
-  reqs.reserve(2 * static_cast<std::size_t>(n));
-  for (int m = 0, k = 0; m < n; ++m) {
-    if (m == me) continue;
-    const auto um = static_cast<std::size_t>(m);
-    reqs.emplace_back();
-    DUCT_CO_TRY(link.send(m, at(acc, parts.off[um] * esz), parts.len[um] * esz, st.kind, step, &reqs.back()));
-    reqs.emplace_back();
-    DUCT_CO_TRY(link.recv(m, at(tmp, static_cast<std::size_t>(k++) * len * esz), len * esz, st.kind, step,
-                          &reqs.back()));
-  }
-  DUCT_CO_TRY(co_await wait(reqs));
-  memory::Fence fence;
-  void* own = at(acc, parts.off[mine] * esz);
-  for (int k = 0; k + 1 < n; ++k)
-    DUCT_CO_TRY(reduce_local(own, own, at(tmp, static_cast<std::size_t>(k) * len * esz), len, st.dt, st.op, st.kind,
-                             &fence));
-  if (st.kind == MemKind::device) DUCT_CO_TRY(co_await wait(fence));
-  co_return Status::ok();
-}
-
 Sched segment(State& st, std::uint32_t c) {
   Levels& lv = st.lv;
   if (c >= kDepth)
@@ -129,7 +99,8 @@ Sched segment(State& st, std::uint32_t c) {
   void* acc = at(st.acc, base * esz);
   void* tmp = at(st.tmp, c * st.stride * esz);
   const Layout node = Layout::even(st.seg.len[c], lv.L);
-  DUCT_CO_TRY(co_await direct_reduce_scatter(st, lv.node, acc, tmp, node, kNodeRs + c * kStride));
+  DUCT_CO_TRY(co_await direct_reduce_scatter_in_place(lv.node, acc, tmp, st.kind, node, st.dt, st.op,
+                                                      kNodeRs + c * kStride));
   ++st.node_done;
   void* part = at(acc, node.off[static_cast<std::size_t>(lv.l)] * esz);
   const Layout rail = Layout::even(node.len[static_cast<std::size_t>(lv.l)], lv.N);
