@@ -749,9 +749,9 @@ const std::vector<AlgoDesc>& algorithms() {
        "the node level of later segments beside the network of earlier ones (UCC cl/hier split_rail, coll/han)",
        false, rails_alltoall},
       {Coll::reduce_scatter_block, "pipelined_halving",
-       "two-level recursive halving, pipelined by segment: each segment halved inside the node, then over each "
-       "rail, the node level of later segments beside the rails of earlier ones, and each piece sent to the rank "
-       "whose block it is (Thakur, Rabenseifner, Gropp 2005; coll/han)",
+       "two levels pipelined by segment: each segment reduce-scattered inside the node in one exchange, then by "
+       "recursive halving over each rail, the node level of later segments beside the rails of earlier ones, and "
+       "each piece sent to the rank whose block it is (Thakur, Rabenseifner, Gropp 2005; coll/han)",
        false, rails_pow2},
       {Coll::reduce_scatter_block, "hierarchical",
        "node-aware: reduce the vector inside each node, allreduce among one leader per node (recursive doubling), "
@@ -781,9 +781,9 @@ const std::vector<AlgoDesc>& algorithms() {
        "the node level of later segments beside the network of earlier ones (UCC cl/hier split_rail, coll/han)",
        false, rails_alltoall},
       {Coll::reduce_scatter, "pipelined_halving",
-       "two-level recursive halving, pipelined by segment: each segment halved inside the node, then over each "
-       "rail, the node level of later segments beside the rails of earlier ones, and each piece sent to the rank "
-       "whose block it is (Thakur, Rabenseifner, Gropp 2005; coll/han)",
+       "two levels pipelined by segment: each segment reduce-scattered inside the node in one exchange, then by "
+       "recursive halving over each rail, the node level of later segments beside the rails of earlier ones, and "
+       "each piece sent to the rank whose block it is (Thakur, Rabenseifner, Gropp 2005; coll/han)",
        false, rails_pow2},
       {Coll::reduce_scatter, "hierarchical",
        "node-aware: reduce the vector inside each node, allreduce among one leader per node (recursive doubling), "

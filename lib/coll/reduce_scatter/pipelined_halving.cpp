@@ -49,9 +49,10 @@
 namespace duct::coll {
 
 namespace {
-// Message steps: level base + 16 x segment + halving step (a level of up
-// to 2^16 members; kMaxSegments segments fit below the next base), and the
-// move's 0x800 + segment (one message per sender, owner and segment).
+// Message steps: level base + 16 x segment (+ the rail halving's step, a
+// rail of up to 2^16 nodes; kMaxSegments segments fit below the next base),
+// and the move's 0x800 + segment (one message per sender, owner and
+// segment).
 constexpr std::uint32_t kNodeRs = 0x000, kRailRs = 0x400, kMove = 0x800, kStride = 16;
 static_assert(kMaxSegments * kStride <= kRailRs);
 
@@ -81,8 +82,9 @@ struct State {
   std::size_t node_done = 0;  // segments through the node level
 };
 
-// The piece that (node j, local rank l) holds of segment c after the two
-// halvings: [*off, *off + *len) of the vector, in elements.
+// The piece that (node j, local rank l) holds of segment c after the node
+// exchange and the rail halving: [*off, *off + *len) of the vector, in
+// elements.
 void piece(const State& st, std::size_t c, int j, int l, std::size_t* off, std::size_t* len) {
   const Blocks node{st.seg.len[c], st.lv.L};
   const Blocks rail{node.size(l), st.lv.N};
