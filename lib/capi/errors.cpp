@@ -1,6 +1,7 @@
 #include "capi/errors.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <string>
@@ -96,18 +97,26 @@ int error_class(Errc e) noexcept {
   return r.classes[static_cast<int>(e)];
 }
 
+namespace {
+// "CALL on rank R: MESSAGE", at most MPI_MAX_ERROR_STRING - 1 characters.
+std::string describe(MPI_Comm comm, const char* call, const Status& st) {
+  int rank = -1;
+  if (mpi_usable()) {
+    if (comm != MPI_COMM_NULL)
+      MPI_Comm_rank(comm, &rank);
+    else
+      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  }
+  std::string msg = strprintf("%s on rank %d: %s", call, rank, st.message().c_str());
+  if (msg.size() >= MPI_MAX_ERROR_STRING) msg.erase(MPI_MAX_ERROR_STRING - 1);
+  return msg;
+}
+}  // namespace
+
 int error_code(MPI_Comm comm, const char* call, const Status& st) noexcept {
   if (st.is_ok()) return MPI_SUCCESS;
   try {
-    int rank = -1;
-    if (mpi_usable()) {
-      if (comm != MPI_COMM_NULL)
-        MPI_Comm_rank(comm, &rank);
-      else
-        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    }
-    std::string msg = strprintf("%s on rank %d: %s", call, rank, st.message().c_str());
-    if (msg.size() >= MPI_MAX_ERROR_STRING) msg.resize(MPI_MAX_ERROR_STRING - 1);
+    const std::string msg = describe(comm, call, st);
     DUCT_INFO(capi, "%s (%s)", msg.c_str(), errc_name(st.code()));
     if (!mpi_usable()) {
       std::fprintf(stderr, "duct: %s\n", msg.c_str());
@@ -130,10 +139,26 @@ int raise(MPI_Comm comm, const char* call, const Status& st) noexcept {
   MPI_Comm handler_comm = comm != MPI_COMM_NULL ? comm : MPI_COMM_WORLD;
 #endif
 #ifdef DUCT_SIM
-  // SimGrid's SMPI (3.32) calls a null function for MPI_ERRORS_RETURN in
-  // MPI_Comm_call_errhandler: only a handler that is not it is called.
+  // SimGrid's SMPI (3.32) calls a null function for both predefined
+  // handlers in MPI_Comm_call_errhandler (the simulation then dies of a
+  // segmentation fault): MPI_ERRORS_RETURN returns the code, and
+  // MPI_ERRORS_ARE_FATAL is done here as Open MPI does it, the message on
+  // stderr and the whole job ended with the code (_exit ends every
+  // simulated rank, one process; SMPI's MPI_Abort leaves the simulation
+  // deadlocked and exiting 0). Other handlers are called.
   MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
   if (MPI_Comm_get_errhandler(handler_comm, &eh) != MPI_SUCCESS || eh == MPI_ERRORS_RETURN) return code;
+  if (eh == MPI_ERRORS_ARE_FATAL) {
+    const int status = code > 0 && code < 256 ? code : 1;
+    try {
+      std::fprintf(stderr, "duct: %s\n", describe(comm, call, st).c_str());
+    } catch (...) {
+      std::fprintf(stderr, "duct: %s failed\n", call);
+    }
+    std::fprintf(stderr, "duct: MPI_ERRORS_ARE_FATAL: the simulated job ends (exit status %d)\n", status);
+    std::fflush(stderr);
+    std::_Exit(status);
+  }
 #endif
   MPI_Comm_call_errhandler(handler_comm, code);
   return code;
