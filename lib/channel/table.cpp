@@ -344,7 +344,11 @@ Status ChannelSet::make(int r, Channel** out) {
   if (!mpi_only_) {
     ucx::Worker* w = nullptr;
     DUCT_TRY(ucx::Worker::get(&w));
-    DUCT_TRY(w->endpoint(address_of(r), &s.ep));
+    // The first message to rank r makes its endpoint: a peer that cannot be
+    // reached (its link down, its process gone) is named here.
+    if (Status st = w->endpoint(address_of(r), &s.ep); !st.is_ok())
+      return make_error(st.code(), "connecting to rank %d (%s) over UCX: %s", r,
+                        same_node ? "this node" : "another node", st.message().c_str());
     s.chunk = may_stage(r) ? chunk_ : 0;
   }
   channels_[static_cast<size_t>(r)] = kind.create(s);
