@@ -3,8 +3,9 @@
 // rails, and one message more that takes every piece to the rank whose
 // block holds it.
 //
-// The vector (all the blocks, in rank order) is cut into segments of
-// kSegment bytes, and each segment goes through two levels:
+// The vector (all the blocks, in rank order) is cut into segments (a first
+// one of kFirst bytes, then about kSegment bytes each; segments()), and
+// each segment goes through two levels:
 //   (1) a reduce-scatter among the node's ranks in one step: each sends
 //       every other its part of the segment (L - 1 messages each way) and
 //       sums the parts it receives into its own: local rank l holds part l
@@ -56,14 +57,22 @@ namespace {
 constexpr std::uint32_t kNodeRs = 0x000, kRailRs = 0x400, kMove = 0x800, kStride = 16;
 static_assert(kMaxSegments * kStride <= kRailRs);
 
-// Segments of about kSegment bytes, at most kNodeInFlight bytes of them in
-// the node level at once. Simulated at 64 x 8 (NICs at 50 GB/s, node links
-// at 450 GB/s), 16 MiB, reductions free, us, segment x depth: 2M x 2 72.1
-// (81.1 with 0.3 us of CPU per message), 1M x 2 69.4; on 8 x 8: 2M x 2
-// 72.2 (77.3), 2M x 1 70.3 (90.4), 1M x 2 70.3 (90.6), 1M x 1 74.8, 512K x
-// 4 71.7 (docs/benchmarks/2026-12-01-sim-rs-pipelined-halving.md).
-constexpr std::size_t kSegment = 2u << 20, kNodeInFlight = 4u << 20;
-constexpr std::size_t kDepth = kNodeInFlight / kSegment;
+// Segments: a first one of kFirst bytes, then even segments of about
+// kSegment bytes, kDepth of them in the node level at once. The short first
+// node level starts the NICs early (with 2 MiB segments two at a time, no
+// rail message left for about 9 us at the links' rates); the rest stay
+// large, as the messages count where each costs software time (at 0.3 us
+// of CPU per send and receive a segment's 14 messages each way cost 8.4 us,
+// more than its 5.2 us on the NIC at 64 x 8). Simulated at 64 x 8 (NICs at
+// 50 GB/s, node links at 450 GB/s), 16 MiB, reductions free, us, without |
+// with 0.3 us per message, first x segment x depth: none x 2M x 2 72.1 |
+// 81.1 (before), 1M x 2M x 2 67.6 | 82.0 (kept), a ramp of 512K, 1M x 2M x 2
+// 67.4 | 89.4, of 256K, 512K, 1M x 2M x 2 66.5 | 102.9, 1M, 2M x 4M x 2
+// 69.1 | 81.7, 1M, 2M x 3M x 2 69.1; with the 256K ramp, depth 1 71.7,
+// depth 3 68.6, and rail levels held to 3 at once 86.9 (to 2: 109.5)
+// (docs/benchmarks/2026-12-02-sim-rs-first-segment.md; 2026-12-01-sim-rs-
+// pipelined-halving.md for segments and depths without a first one).
+constexpr std::size_t kFirst = 1u << 20, kSegment = 2u << 20, kDepth = 2;
 
 struct State {
   Context* ctx;
@@ -81,6 +90,27 @@ struct State {
   std::uint32_t seq = 0;
   std::size_t node_done = 0;  // segments through the node level
 };
+
+// The segments of `total` elements of `esz` bytes: while below kSegment, a
+// ramp from kFirst doubling (one segment of kFirst with kFirst = kSegment /
+// 2), each followed by at least twice its length, then even segments of
+// about kSegment bytes; each of at least `per` elements (one a rank), at
+// most kMaxSegments; one segment if `total` is below `per` or 2 kFirst.
+Layout segments(std::size_t total, std::size_t esz, std::size_t per) {
+  Layout s;
+  std::size_t rest = total;
+  for (std::size_t first = kFirst / esz; first >= per && first * esz < kSegment && 2 * first <= rest; first *= 2) {
+    s.len.push_back(first);
+    rest -= first;
+  }
+  const std::size_t left = kMaxSegments - s.len.size();
+  const std::size_t n = std::clamp<std::size_t>(std::min((rest * esz + kSegment - 1) / kSegment, rest / per), 1, left);
+  const Layout even = Layout::even(rest, static_cast<int>(n));
+  s.len.insert(s.len.end(), even.len.begin(), even.len.end());
+  s.off.resize(s.len.size());
+  for (std::size_t c = 0, o = 0; c < s.len.size(); o += s.len[c], ++c) s.off[c] = o;
+  return s;
+}
 
 // The piece that (node j, local rank l) holds of segment c after the node
 // exchange and the rail halving: [*off, *off + *len) of the vector, in
@@ -182,16 +212,13 @@ Sched reduce_scatter_pipelined_halving(Context& ctx, const CollArgs& a, std::uin
   // The whole input first (in place it is the receive buffer, which the
   // owners' receives then overwrite).
   DUCT_CO_TRY(copy_local(st.acc, st.kind, a.sendbuf, a.send_kind, bytes));
-  // Segments of about kSegment bytes (at most kMaxSegments), each with at
-  // least one element per rank.
   const std::size_t per = static_cast<std::size_t>(lv.L) * static_cast<std::size_t>(lv.N);
-  const std::size_t segs =
-      std::clamp<std::size_t>(std::min((bytes + kSegment - 1) / kSegment, total / per), 1, kMaxSegments);
-  st.seg = Layout::even(total, static_cast<int>(segs));
+  st.seg = segments(total, esz, per);
+  const std::size_t segs = st.seg.len.size();
   // A segment's scratch: L - 1 of its largest node part (the most a part
   // of an even layout is the segment's length / L rounded up), at least
   // half of it for the rail halving.
-  const std::size_t L = static_cast<std::size_t>(lv.L), longest = st.seg.len[0];
+  const std::size_t L = static_cast<std::size_t>(lv.L), longest = st.seg.max_len();
   st.stride = std::max((L - 1) * ((longest + L - 1) / L), (longest + 1) / 2);
   DUCT_CO_TRY(ctx.scratch(st.kind, segs * st.stride * esz, 3, &st.tmp));
   std::vector<Sched> all;
