@@ -73,6 +73,7 @@ static_assert(kMaxSegments * kStride <= kRailRs);
 // (docs/benchmarks/2026-12-02-sim-rs-first-segment.md; 2026-12-01-sim-rs-
 // pipelined-halving.md for segments and depths without a first one).
 constexpr std::size_t kFirst = 1u << 20, kSegment = 2u << 20, kDepth = 2;
+static_assert(kFirst < kSegment);
 
 struct State {
   Context* ctx;
@@ -91,24 +92,22 @@ struct State {
   std::size_t node_done = 0;  // segments through the node level
 };
 
-// The segments of `total` elements of `esz` bytes: while below kSegment, a
-// ramp from kFirst doubling (one segment of kFirst with kFirst = kSegment /
-// 2), each followed by at least twice its length, then even segments of
-// about kSegment bytes; each of at least `per` elements (one a rank), at
-// most kMaxSegments; one segment if `total` is below `per` or 2 kFirst.
+// The segments of `total` elements of `esz` bytes: one of kFirst bytes
+// where the vector holds at least twice that, then even segments of about
+// kSegment bytes; each of at least `per` elements (one a rank), at most
+// kMaxSegments.
 Layout segments(std::size_t total, std::size_t esz, std::size_t per) {
-  Layout s;
-  std::size_t rest = total;
-  for (std::size_t first = kFirst / esz; first >= per && first * esz < kSegment && 2 * first <= rest; first *= 2) {
-    s.len.push_back(first);
-    rest -= first;
+  const std::size_t first = kFirst / esz;
+  const bool lead = first >= per && 2 * first <= total;
+  const std::size_t rest = lead ? total - first : total;
+  const std::size_t n = std::clamp<std::size_t>(std::min((rest * esz + kSegment - 1) / kSegment, rest / per), 1,
+                                                kMaxSegments - (lead ? 1 : 0));
+  Layout s = Layout::even(rest, static_cast<int>(n));
+  if (lead) {
+    for (std::size_t& o : s.off) o += first;
+    s.off.insert(s.off.begin(), 0);
+    s.len.insert(s.len.begin(), first);
   }
-  const std::size_t left = kMaxSegments - s.len.size();
-  const std::size_t n = std::clamp<std::size_t>(std::min((rest * esz + kSegment - 1) / kSegment, rest / per), 1, left);
-  const Layout even = Layout::even(rest, static_cast<int>(n));
-  s.len.insert(s.len.end(), even.len.begin(), even.len.end());
-  s.off.resize(s.len.size());
-  for (std::size_t c = 0, o = 0; c < s.len.size(); o += s.len[c], ++c) s.off[c] = o;
   return s;
 }
 
