@@ -160,6 +160,17 @@ typedef enum {
  * initialized. */
 int DUCT_Error_class(DUCT_Errclass which);
 
+/* Reports a count error that a caller's wrapper found before calling duct,
+ * as the C++ layer (duct.hpp) does for a send and a receive span of
+ * different lengths: raises DUCT_ERRCLASS_COUNT through `comm`'s error
+ * handler (on MPI_COMM_NULL as the other calls do: see the top), with the message
+ * "CALL on rank R: send has SEND elements but recv has RECV (they must be
+ * equal)", and returns the error code (MPI_Error_string gives the message).
+ * `call` names the caller's function (NULL reads "duct"); counts are in
+ * elements. Communicates nothing; returns MPI_SUCCESS when the counts are
+ * equal. */
+int DUCT_Report_count_mismatch(const char *call, MPI_Count sendcount, MPI_Count recvcount, MPI_Comm comm);
+
 /* ---- collectives --------------------------------------------------------- */
 
 /*

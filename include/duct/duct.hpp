@@ -74,14 +74,14 @@ MPI_Datatype datatype_of() noexcept {
 
 // Allreduce of `send` into `recv` (same length on every rank; the spans must
 // not overlap). Elements, not bytes. Host or device memory. Returns an MPI
-// error code, like DUCT_Allreduce_c; spans of different lengths give
-// MPI_ERR_COUNT through the communicator's error handler.
+// error code, like DUCT_Allreduce_c; spans of different lengths give a
+// DUCT_ERRCLASS_COUNT error naming both lengths, through the communicator's
+// error handler (DUCT_Report_count_mismatch), and communicate nothing.
 template <class T>
 int allreduce(std::span<const T> send, std::span<T> recv, MPI_Op op, MPI_Comm comm) noexcept {
-  if (send.size() != recv.size()) {
-    MPI_Comm_call_errhandler(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, MPI_ERR_COUNT);
-    return MPI_ERR_COUNT;
-  }
+  if (send.size() != recv.size())
+    return DUCT_Report_count_mismatch("duct::allreduce", static_cast<MPI_Count>(send.size()),
+                                      static_cast<MPI_Count>(recv.size()), comm);
   return DUCT_Allreduce_c(send.data(), recv.data(), static_cast<MPI_Count>(recv.size()), datatype_of<T>(), op, comm);
 }
 

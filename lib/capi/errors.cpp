@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "coll/context.hpp"
 #include "core/log.hpp"
@@ -113,25 +114,39 @@ std::string describe(MPI_Comm comm, const char* call, const Status& st) {
 }
 }  // namespace
 
-int error_code(MPI_Comm comm, const char* call, const Status& st) noexcept {
-  if (st.is_ok()) return MPI_SUCCESS;
+namespace {
+// error_code's work; the message it registered goes to *text when asked.
+int code_and_text(MPI_Comm comm, const char* call, const Status& st, std::string* text) noexcept {
   try {
-    const std::string msg = describe(comm, call, st);
+    std::string msg = describe(comm, call, st);
     DUCT_INFO(capi, "%s (%s)", msg.c_str(), errc_name(st.code()));
-    if (!mpi_usable()) {
+    int code = MPI_ERR_OTHER;
+    if (!mpi_usable())
       std::fprintf(stderr, "duct: %s\n", msg.c_str());
-      return MPI_ERR_OTHER;
-    }
-    return code_for(st.code(), msg);
+    else
+      code = code_for(st.code(), msg);
+    if (text != nullptr) *text = std::move(msg);
+    return code;
   } catch (...) {
     std::fprintf(stderr, "duct: %s: %s\n", call, st.message().c_str());
     return MPI_ERR_OTHER;
   }
 }
+}  // namespace
+
+int error_code(MPI_Comm comm, const char* call, const Status& st) noexcept {
+  if (st.is_ok()) return MPI_SUCCESS;
+  return code_and_text(comm, call, st, nullptr);
+}
 
 int raise(MPI_Comm comm, const char* call, const Status& st) noexcept {
   if (st.is_ok()) return MPI_SUCCESS;
+#ifdef DUCT_SIM
+  std::string text;  // the message, for the fatal handler below
+  const int code = code_and_text(comm, call, st, &text);
+#else
   const int code = error_code(comm, call, st);
+#endif
   if (!mpi_usable()) return code;
 #if MPI_VERSION >= 4
   MPI_Comm handler_comm = comm != MPI_COMM_NULL ? comm : MPI_COMM_SELF;
@@ -150,13 +165,12 @@ int raise(MPI_Comm comm, const char* call, const Status& st) noexcept {
   if (MPI_Comm_get_errhandler(handler_comm, &eh) != MPI_SUCCESS || eh == MPI_ERRORS_RETURN) return code;
   if (eh == MPI_ERRORS_ARE_FATAL) {
     const int status = code > 0 && code < 256 ? code : 1;
-    try {
-      std::fprintf(stderr, "duct: %s\n", describe(comm, call, st).c_str());
-    } catch (...) {
+    if (text.empty())
       std::fprintf(stderr, "duct: %s failed\n", call);
-    }
+    else
+      std::fprintf(stderr, "duct: %s\n", text.c_str());
     std::fprintf(stderr, "duct: MPI_ERRORS_ARE_FATAL: the simulated job ends (exit status %d)\n", status);
-    std::fflush(stderr);
+    std::fflush(nullptr);  // every simulated rank's output is this one process's
     std::_Exit(status);
   }
 #endif

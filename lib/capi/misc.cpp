@@ -12,6 +12,13 @@ extern "C" int DUCT_Error_class(DUCT_Errclass which) {
   return duct::capi::error_class(static_cast<duct::Errc>(which));
 }
 
+extern "C" int DUCT_Report_count_mismatch(const char* call, MPI_Count sendcount, MPI_Count recvcount, MPI_Comm comm) {
+  if (sendcount == recvcount) return MPI_SUCCESS;
+  return duct::capi::raise(comm, call != nullptr ? call : "duct",
+                           duct::make_error(duct::Errc::count, "send has %lld elements but recv has %lld (they must be equal)",
+                                            static_cast<long long>(sendcount), static_cast<long long>(recvcount)));
+}
+
 extern "C" int DUCT_Query_cuda_support(void) { return duct::memory::cuda::available() ? 1 : 0; }
 
 #define DUCT_STR2(x) #x

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "duct/duct.h"
+#include "duct/duct.hpp"
 #include "errcheck.hpp"
 #include "testutil.hpp"
 
@@ -54,6 +55,25 @@ TEST_CASE("bad arguments return duct error classes with a message naming them", 
   // The communicator still works.
   CHECK(DUCT_Allreduce(a.data(), b.data(), 16, MPI_FLOAT, MPI_SUM, c) == MPI_SUCCESS);
   CHECK(b == std::vector<float>(16, static_cast<float>(size())));
+}
+
+// The C++ layer's own argument check (spans of different lengths) reports
+// through the same path as the C calls: a duct COUNT error naming both
+// lengths, raised on the communicator's handler, nothing written, and the
+// communicator usable afterwards.
+TEST_CASE("duct::allreduce with spans of different lengths gives a COUNT error naming both", "[errors]") {
+  ReturnComm rc;
+  std::vector<float> a(16, 1.0f), b(12, 0.0f);
+  Pending p("duct::allreduce with mismatched spans (must return at once)");
+  expect(classify(duct::allreduce(std::span<const float>(a), std::span<float>(b), MPI_SUM, rc.comm)),
+         DUCT_ERRCLASS_COUNT, {"send has 16 elements but recv has 12"}, "duct::allreduce");
+  CHECK(b == std::vector<float>(12, 0.0f));
+  CHECK(DUCT_Report_count_mismatch("x", 3, 3, rc.comm) == MPI_SUCCESS);
+  expect(classify(DUCT_Report_count_mismatch(nullptr, 0, 7, rc.comm)), DUCT_ERRCLASS_COUNT,
+         {"send has 0 elements but recv has 7"}, "duct");
+  std::vector<float> c(16, 0.0f);
+  CHECK(duct::allreduce(std::span<const float>(a), std::span<float>(c), MPI_SUM, rc.comm) == MPI_SUCCESS);
+  CHECK(c == std::vector<float>(16, static_cast<float>(size())));
 }
 
 // Ranks in different collectives on one node (a program's bug, or a rank
