@@ -112,9 +112,7 @@ std::string describe(MPI_Comm comm, const char* call, const Status& st) {
   if (msg.size() >= MPI_MAX_ERROR_STRING) msg.erase(MPI_MAX_ERROR_STRING - 1);
   return msg;
 }
-}  // namespace
 
-namespace {
 // error_code's work; the message it registered goes to *text when asked.
 int code_and_text(MPI_Comm comm, const char* call, const Status& st, std::string* text) noexcept {
   try {
@@ -141,12 +139,8 @@ int error_code(MPI_Comm comm, const char* call, const Status& st) noexcept {
 
 int raise(MPI_Comm comm, const char* call, const Status& st) noexcept {
   if (st.is_ok()) return MPI_SUCCESS;
-#ifdef DUCT_SIM
-  std::string text;  // the message, for the fatal handler below
+  std::string text;  // the message, for the simulation's fatal handler below
   const int code = code_and_text(comm, call, st, &text);
-#else
-  const int code = error_code(comm, call, st);
-#endif
   if (!mpi_usable()) return code;
 #if MPI_VERSION >= 4
   MPI_Comm handler_comm = comm != MPI_COMM_NULL ? comm : MPI_COMM_SELF;
