@@ -130,6 +130,21 @@ Status reap(std::vector<Request>& reqs) {
   return Status::ok();
 }
 
+Layout lead_segments(std::size_t total, std::size_t esz, std::size_t per, std::size_t first, std::size_t segment) {
+  const std::size_t lead = first / esz;
+  const bool has_lead = lead >= per && 2 * lead <= total;
+  const std::size_t rest = has_lead ? total - lead : total;
+  const std::size_t n = std::clamp<std::size_t>(std::min((rest * esz + segment - 1) / segment, rest / per), 1,
+                                                kMaxSegments - (has_lead ? 1 : 0));
+  Layout s = Layout::even(rest, static_cast<int>(n));
+  if (has_lead) {
+    for (std::size_t& o : s.off) o += lead;
+    s.off.insert(s.off.begin(), 0);
+    s.len.insert(s.len.begin(), lead);
+  }
+  return s;
+}
+
 Layout piece_of(const Layout& blocks, std::size_t s, std::size_t S) {
   Layout p;
   for (std::size_t r = 0; r < blocks.len.size(); ++r) {

@@ -193,6 +193,13 @@ inline Layout pipeline_layout(std::size_t units, std::size_t unit, std::size_t s
                                     std::max<std::size_t>(1, units / static_cast<std::size_t>(L)));
   return Layout::even(units, static_cast<int>(segs));
 }
+// The segments of the pipelined two-level forms (pipelined Rabenseifner,
+// pipelined halving): `total` elements of `esz` bytes as one first segment
+// of `first` bytes where the vector holds at least twice that, then even
+// segments of about `segment` bytes; each of at least `per` elements (one
+// a rank), at most kMaxSegments in all. A short first segment starts the
+// NICs early: its node level is the one before any rail message leaves.
+Layout lead_segments(std::size_t total, std::size_t esz, std::size_t per, std::size_t first, std::size_t segment);
 // Whether the rail level of a pipeline of `segments` over N nodes runs as
 // a chain of the nodes (N-1 hops, each block over each rail link once:
 // segments + N - 1 steps of one block) rather than a binomial tree per

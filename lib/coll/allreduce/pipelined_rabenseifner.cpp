@@ -1,21 +1,27 @@
 // Pipelined hierarchical Rabenseifner allreduce, for N nodes of L ranks,
 // both powers of two: the vector is cut into segments, and each segment
 // goes through four levels:
-//   (1) a reduce-scatter by recursive halving among the node's ranks: local
-//       rank l holds block l (1/L of the segment) summed over the node;
+//   (1) a reduce-scatter among the node's ranks in one step: each sends
+//       every other its part of the segment (L - 1 messages each way) and
+//       sums the parts it receives into its own: local rank l holds part l
+//       (1/L of the segment) summed over the node;
 //   (2) a reduce-scatter by recursive halving among the ranks of its rail
-//       (local rank l of every node, over its own NIC): 1/N of block l,
+//       (local rank l of every node, over its own NIC): 1/N of part l,
 //       summed over the communicator;
-//   (3) an allgather by recursive doubling over the rail: block l, reduced;
-//   (4) an allgather by recursive doubling in the node: the whole segment.
+//   (3) an allgather by recursive doubling over the rail: part l, reduced;
+//   (4) an allgather among the node's ranks in one step: the whole segment.
 // Bytes per rank are those of Rabenseifner's allreduce in node-aware order
 // (allreduce/rabenseifner.cpp): 2(N-1)/N of 1/L of the vector over the
-// NIC, 2(L-1)/L of it over the node's links; and 2 log2(L) + 2 log2(N)
-// messages per segment.
+// NIC, 2(L-1)/L of it over the node's links; and 2(L - 1) + 2 log2(N)
+// messages per segment. The node levels were recursive halving and
+// doubling (log2(L) steps each) in segments of 512 KiB until 2026-12-02:
+// one step each costs a node latency where those cost log2(L), and with
+// segments of 2 MiB (below) the messages are few enough to hold where each
+// costs CPU time.
 //
 // The segments run side by side (all_of), kDepth of them in the node
 // reduce-scatter at a time: segment c starts when c - kDepth + 1 segments
-// have finished it. The node's links then carry some segments' halving
+// have finished it. The node's links then carry some segments' node levels
 // while the NICs carry the rail levels of those before, and the rail
 // levels of several segments overlap their latencies instead of adding
 // them (split_rail's lockstep pipeline waits for the slowest level at
@@ -24,7 +30,8 @@
 // 2004; the two levels and the segments that overlap them: Open MPI
 // coll/han, and NCCL's ring of NVLink and network steps over chunks.
 // Determinism: every element is reduced in the same order on every call with
-// the same layout and count.
+// the same layout and count (the node level's own part first, then the
+// others in local-rank order; the halving's partners lower (op) higher).
 #include <algorithm>
 #include <vector>
 
@@ -39,35 +46,38 @@ namespace {
 constexpr std::uint32_t kNodeRs = 0x000, kRailRs = 0x400, kRailAg = 0x800, kNodeAg = 0xc00, kStride = 16;
 static_assert(kMaxSegments * kStride <= kRailRs);
 
-// Segments of kSegment bytes, and at most kNodeInFlight bytes of them in
-// the node reduce-scatter at once (kNodeInFlight / kSegment segments): a
-// vector of up to kNodeInFlight runs its segments all at once. Simulated
-// at 8 nodes x 8 ranks (NICs at 50 GB/s, node links at 450 GB/s; docs/
-// benchmarks/2026-11-27-sim-pipelined.md), 16 MiB, us, segment x depth:
-// 2M x 1 106.5, 2M x 2 115.9, 1M x 2 106.4, 512K x 4 102.0, 256K x 8
-// 100.6 (Rabenseifner unsegmented 166.6); 4 MiB: 1M x 2 47.9, 512K x 4
-// 44.0, 256K x 8 41.4 (57.4). The simulation charges a message no
-// software overhead, so smaller segments look cheaper there than they
-// are: 512 KiB keeps 16 MiB to 32 segments, and their rail messages
-// (1/2L of a segment first) at 32 KiB and up on 8 ranks per node.
-constexpr std::size_t kSegment = 512u << 10, kNodeInFlight = 2u << 20;
-constexpr std::uint32_t kDepth = kNodeInFlight / kSegment;
+// Segments: a first one of kFirst bytes, then even segments of about
+// kSegment bytes (lead_segments), kDepth of them in the node reduce-scatter
+// at once: the layout of the pipelined halving reduce-scatter. Simulated at
+// 8 nodes x 8 ranks (NICs at 50 GB/s, node links at 450 GB/s), 16 MiB,
+// reductions free, us, without | with 0.3 us of CPU per send and receive,
+// node levels, first x segment x depth: halving, none x 512K x 4 98.3 |
+// 184.8 (before); one step, 1M x 2M x 2 99.4 | 111.2 (kept), none x 1M x 1
+// 90.8 | 146.2, 256K x 512K x 2 90.2 | 400.0, none x 512K x 2 92.4; at 64 x
+// 8, one step, none x 1M x 1 107.0 (before: 111.4). Small segments win
+// where a message is free and lose by far where each costs CPU (a segment's
+// one-step node levels are 2(L - 1) messages each way); 2 MiB ones keep
+// both (docs/benchmarks/2026-12-02-sim-allreduce-direct.md).
+constexpr std::size_t kFirst = 1u << 20, kSegment = 2u << 20;
+constexpr std::uint32_t kDepth = 2;
+static_assert(kFirst < kSegment);
 
 // One segment's four levels: `acc` holds its `count` elements (this rank's
-// input, reduced in place), `tmp` at least half as many.
+// input, reduced in place), `tmp` L - 1 of its largest node part (and at
+// least half of a part, for the rail halving).
 Sched segment(Context& ctx, Levels lv, void* acc, void* tmp, std::size_t count, DType dt, RedOp op, MemKind kind,
               std::uint32_t c, std::size_t* node_done) {
   if (c >= kDepth)
     DUCT_CO_TRY(co_await wait_count(*node_done, c - kDepth + 1, "the node reduce-scatters of the segments before"));
   const std::size_t esz = elem_size(dt.elem);
   const Layout node = Layout::even(count, lv.L);
-  DUCT_CO_TRY(co_await halving_reduce_scatter(ctx, lv.node, acc, tmp, kind, node, dt, op, kNodeRs + c * kStride));
+  DUCT_CO_TRY(co_await direct_reduce_scatter_in_place(lv.node, acc, tmp, kind, node, dt, op, kNodeRs + c * kStride));
   ++*node_done;
   void* mine = at(acc, node.off[static_cast<std::size_t>(lv.l)] * esz);
   const Layout rail = Layout::even(node.len[static_cast<std::size_t>(lv.l)], lv.N);
   DUCT_CO_TRY(co_await halving_reduce_scatter(ctx, lv.rail, mine, tmp, kind, rail, dt, op, kRailRs + c * kStride));
   DUCT_CO_TRY(co_await doubling_allgather(ctx, lv.rail, mine, kind, rail.scaled(esz), kRailAg + c * kStride));
-  DUCT_CO_TRY(co_await doubling_allgather(ctx, lv.node, acc, kind, node.scaled(esz), kNodeAg + c * kStride));
+  DUCT_CO_TRY(co_await direct_allgather(lv.node, acc, kind, node.scaled(esz), kNodeAg + c * kStride));
   co_return Status::ok();
 }
 }  // namespace
@@ -81,20 +91,21 @@ Sched allreduce_pipelined_rabenseifner(Context& ctx, const CollArgs& a, std::uin
     co_return make_error(Errc::internal, "pipelined_rabenseifner on %d nodes of %d ranks (powers of two only)", lv.N,
                          lv.L);
   DUCT_CO_TRY(copy_local(a.recvbuf, kind, a.sendbuf, a.send_kind, bytes));
-  void* tmp = nullptr;
-  DUCT_CO_TRY(ctx.scratch(kind, bytes, 2, &tmp));
-  // Segments of about kSegment bytes (at most kMaxSegments), each with at
-  // least one element per rank; segment c's scratch is the same part of
-  // tmp as its part of the vector (a halving needs half of it).
+  // Segments of about kSegment bytes after a first one of kFirst (at most
+  // kMaxSegments), each with at least one element per rank; segment c's
+  // scratch is `stride` elements of tmp from c * stride.
   const std::size_t per = static_cast<std::size_t>(lv.L) * static_cast<std::size_t>(lv.N);
-  const std::size_t segs =
-      std::clamp<std::size_t>(std::min((bytes + kSegment - 1) / kSegment, a.count / per), 1, kMaxSegments);
-  const Layout seg = Layout::even(a.count, static_cast<int>(segs));
+  const Layout seg = lead_segments(a.count, esz, per, kFirst, kSegment);
+  const std::size_t segs = seg.len.size();
+  const std::size_t L = static_cast<std::size_t>(lv.L), part = (seg.max_len() + L - 1) / L;
+  const std::size_t stride = std::max((L - 1) * part, (part + 1) / 2);
+  void* tmp = nullptr;
+  DUCT_CO_TRY(ctx.scratch(kind, segs * stride * esz, 2, &tmp));
   std::size_t node_done = 0;
   std::vector<Sched> all;
   all.reserve(segs);
   for (std::size_t c = 0; c < segs; ++c)
-    all.push_back(segment(ctx, lv, at(a.recvbuf, seg.off[c] * esz), at(tmp, seg.off[c] * esz), seg.len[c], a.dt,
+    all.push_back(segment(ctx, lv, at(a.recvbuf, seg.off[c] * esz), at(tmp, c * stride * esz), seg.len[c], a.dt,
                           a.op, kind, static_cast<std::uint32_t>(c), &node_done));
   DUCT_CO_TRY(co_await all_of(std::move(all)));
   co_return Status::ok();

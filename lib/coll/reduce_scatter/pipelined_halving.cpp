@@ -4,7 +4,7 @@
 // block holds it.
 //
 // The vector (all the blocks, in rank order) is cut into segments (a first
-// one of kFirst bytes, then about kSegment bytes each; segments()), and
+// one of kFirst bytes, then about kSegment bytes each; lead_segments()), and
 // each segment goes through two levels:
 //   (1) a reduce-scatter among the node's ranks in one step: each sends
 //       every other its part of the segment (L - 1 messages each way) and
@@ -91,25 +91,6 @@ struct State {
   std::uint32_t seq = 0;
   std::size_t node_done = 0;  // segments through the node level
 };
-
-// The segments of `total` elements of `esz` bytes: one of kFirst bytes
-// where the vector holds at least twice that, then even segments of about
-// kSegment bytes; each of at least `per` elements (one a rank), at most
-// kMaxSegments.
-Layout segments(std::size_t total, std::size_t esz, std::size_t per) {
-  const std::size_t first = kFirst / esz;
-  const bool lead = first >= per && 2 * first <= total;
-  const std::size_t rest = lead ? total - first : total;
-  const std::size_t n = std::clamp<std::size_t>(std::min((rest * esz + kSegment - 1) / kSegment, rest / per), 1,
-                                                kMaxSegments - (lead ? 1 : 0));
-  Layout s = Layout::even(rest, static_cast<int>(n));
-  if (lead) {
-    for (std::size_t& o : s.off) o += first;
-    s.off.insert(s.off.begin(), 0);
-    s.len.insert(s.len.begin(), first);
-  }
-  return s;
-}
 
 // The piece that (node j, local rank l) holds of segment c after the node
 // exchange and the rail halving: [*off, *off + *len) of the vector, in
@@ -212,7 +193,7 @@ Sched reduce_scatter_pipelined_halving(Context& ctx, const CollArgs& a, std::uin
   // owners' receives then overwrite).
   DUCT_CO_TRY(copy_local(st.acc, st.kind, a.sendbuf, a.send_kind, bytes));
   const std::size_t per = static_cast<std::size_t>(lv.L) * static_cast<std::size_t>(lv.N);
-  st.seg = segments(total, esz, per);
+  st.seg = lead_segments(total, esz, per, kFirst, kSegment);
   const std::size_t segs = st.seg.len.size();
   // A segment's scratch: L - 1 of its largest node part (the most a part
   // of an even layout is the segment's length / L rounded up), at least
