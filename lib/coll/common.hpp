@@ -200,6 +200,15 @@ inline Layout pipeline_layout(std::size_t units, std::size_t unit, std::size_t s
 // a rank), at most kMaxSegments in all. A short first segment starts the
 // NICs early: its node level is the one before any rail message leaves.
 Layout lead_segments(std::size_t total, std::size_t esz, std::size_t per, std::size_t first, std::size_t segment);
+// Scratch elements per segment of those forms, for a segment of at most
+// `longest` elements cut over L node ranks: the one-step node
+// reduce-scatter's L - 1 parts (a part of an even layout is at most
+// longest / L rounded up), and at least half of the segment for the rail
+// halving that follows (half of one part is all it needs).
+inline std::size_t segment_scratch(std::size_t longest, int L) {
+  const std::size_t l = static_cast<std::size_t>(L);
+  return std::max((l - 1) * ((longest + l - 1) / l), (longest + 1) / 2);
+}
 // Whether the rail level of a pipeline of `segments` over N nodes runs as
 // a chain of the nodes (N-1 hops, each block over each rail link once:
 // segments + N - 1 steps of one block) rather than a binomial tree per

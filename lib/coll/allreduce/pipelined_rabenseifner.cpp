@@ -63,8 +63,7 @@ constexpr std::uint32_t kDepth = 2;
 static_assert(kFirst < kSegment);
 
 // One segment's four levels: `acc` holds its `count` elements (this rank's
-// input, reduced in place), `tmp` L - 1 of its largest node part (and at
-// least half of a part, for the rail halving).
+// input, reduced in place), `tmp` segment_scratch() elements.
 Sched segment(Context& ctx, Levels lv, void* acc, void* tmp, std::size_t count, DType dt, RedOp op, MemKind kind,
               std::uint32_t c, std::size_t* node_done) {
   if (c >= kDepth)
@@ -97,8 +96,7 @@ Sched allreduce_pipelined_rabenseifner(Context& ctx, const CollArgs& a, std::uin
   const std::size_t per = static_cast<std::size_t>(lv.L) * static_cast<std::size_t>(lv.N);
   const Layout seg = lead_segments(a.count, esz, per, kFirst, kSegment);
   const std::size_t segs = seg.len.size();
-  const std::size_t L = static_cast<std::size_t>(lv.L), part = (seg.max_len() + L - 1) / L;
-  const std::size_t stride = std::max((L - 1) * part, (part + 1) / 2);
+  const std::size_t stride = segment_scratch(seg.max_len(), lv.L);
   void* tmp = nullptr;
   DUCT_CO_TRY(ctx.scratch(kind, segs * stride * esz, 2, &tmp));
   std::size_t node_done = 0;

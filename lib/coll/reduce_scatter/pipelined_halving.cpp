@@ -195,11 +195,7 @@ Sched reduce_scatter_pipelined_halving(Context& ctx, const CollArgs& a, std::uin
   const std::size_t per = static_cast<std::size_t>(lv.L) * static_cast<std::size_t>(lv.N);
   st.seg = lead_segments(total, esz, per, kFirst, kSegment);
   const std::size_t segs = st.seg.len.size();
-  // A segment's scratch: L - 1 of its largest node part (the most a part
-  // of an even layout is the segment's length / L rounded up), at least
-  // half of it for the rail halving.
-  const std::size_t L = static_cast<std::size_t>(lv.L), longest = st.seg.max_len();
-  st.stride = std::max((L - 1) * ((longest + L - 1) / L), (longest + 1) / 2);
+  st.stride = segment_scratch(st.seg.max_len(), lv.L);
   DUCT_CO_TRY(ctx.scratch(st.kind, segs * st.stride * esz, 3, &st.tmp));
   std::vector<Sched> all;
   all.reserve(segs + 1);
