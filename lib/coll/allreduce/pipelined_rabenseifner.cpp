@@ -54,10 +54,15 @@ static_assert(kMaxSegments * kStride <= kRailRs);
 // node levels, first x segment x depth: halving, none x 512K x 4 98.3 |
 // 184.8 (before); one step, 1M x 2M x 2 99.4 | 111.2 (kept), none x 1M x 1
 // 90.8 | 146.2, 256K x 512K x 2 90.2 | 400.0, none x 512K x 2 92.4; at 64 x
-// 8, one step, none x 1M x 1 107.0 (before: 111.4). Small segments win
-// where a message is free and lose by far where each costs CPU (a segment's
+// 8, one step, none x 1M x 1 107.0 (before: 111.4), 1M x 2M x 2 108.3 |
+// 128.7 (kept), 512K x 1M x 2 102.5 | 215.7. Small segments win where a
+// message is free and lose by far where each costs CPU (a segment's
 // one-step node levels are 2(L - 1) messages each way); 2 MiB ones keep
-// both (docs/benchmarks/2026-12-02-sim-allreduce-direct.md).
+// both. At 64 x 8 the rail levels alone (node links 10x faster) take 96.2
+// us, 86% of the NICs' 82.6: the halving and doubling's small steps of
+// segments that run close together leave the NICs partly idle, and holding
+// rail levels apart serialises their latencies instead (2026-12-02-sim-
+// allreduce-direct.md).
 constexpr std::size_t kFirst = 1u << 20, kSegment = 2u << 20;
 constexpr std::uint32_t kDepth = 2;
 static_assert(kFirst < kSegment);
