@@ -64,14 +64,18 @@ struct Plan {
   const char* name = "";
   std::size_t bytes = 0;
   std::uint32_t seq = 0;
+  // A timed call of a measured choice (select/trial.hpp): run_collective
+  // records its time there.
+  select::Trial* trial = nullptr;
 };
 // What selection sees for a call of collective `c` on ctx's communicator:
 // `bytes` as select::Query::bytes defines it, `device`: device buffers
 // (duct-tune asks which algorithms can serve a communicator).
 select::Query query_of(const Context& ctx, select::Coll c, std::size_t bytes, bool device);
 // Select (cached per communicator and collective), log the choice once per
-// call signature and number the call.
-Status plan_collective(Context& ctx, const CollArgs& a, Plan* out);
+// call signature and number the call. `timed`: a blocking call, whose time
+// may count towards a measured choice (select/trial.hpp; out->trial).
+Status plan_collective(Context& ctx, const CollArgs& a, Plan* out, bool timed = false);
 // The small-call path's run (capi/small.hpp): a blocking call whose
 // selection for this size is cached and is a shared-memory algorithm runs
 // its plain form (coll/shm_rounds.hpp), numbered as plan_collective numbers

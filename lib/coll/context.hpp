@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -36,6 +37,7 @@
 #include "core/comm.hpp"
 #include "memory/buffer.hpp"
 #include "select/select.hpp"
+#include "select/trial.hpp"
 
 namespace duct::coll {
 
@@ -96,6 +98,13 @@ class Context {
     Status (*now)(Context&, const CollArgs&, std::uint32_t seq, Spinner&) = nullptr;
   };
   LastChoice last_choice[static_cast<int>(select::Coll::count_)];
+  // The measured choices between shm and cma on one node (select/trial.hpp),
+  // per collective and size, under the rules of generation
+  // trials_generation; at most kMaxTrials sizes (later sizes keep the
+  // rules' choice).
+  static constexpr std::size_t kMaxTrials = 64;
+  std::map<std::pair<int, std::size_t>, select::Trial> trials;
+  int trials_generation = -1;
   // The requests of the small-call path's message rounds (msg_rounds_now),
   // kept between calls so that a call allocates nothing; empty between calls.
   std::vector<channel::Request> small_reqs;

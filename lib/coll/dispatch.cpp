@@ -1,4 +1,6 @@
 // One path for every collective: selection, logging, the task.
+#include <array>
+#include <chrono>
 #include <cstring>
 #include <vector>
 
@@ -195,7 +197,82 @@ select::Query query_of(const Context& ctx, select::Coll c, std::size_t bytes, bo
                        ctx.engine != nullptr, ctx.topo.ranks_per_node, ctx.shm && ctx.shm->cma()};
 }
 
-Status plan_collective(Context& ctx, const CollArgs& a, Plan* out) {
+namespace {
+
+// The other form of a measured choice (select/trial.hpp) for a call that
+// the built-in rules gave to `algo`, or -1: one node, a collective that
+// only moves data (so either form gives the same bytes), 16 KiB-8 MiB, shm
+// against cma where both can serve the call. Only what every rank knows
+// alike decides (not this rank's memory kind: both forms serve host and
+// device buffers, and a rank whose buffers go to the device engine runs
+// the trial on the engine's fallback), so every rank runs the same trial.
+int measured_partner(const Context& ctx, const select::Query& q, int algo) {
+  if (!config::get().measure || ctx.ft || q.num_nodes != 1 || !q.cma || algo < 0) return -1;
+  switch (q.coll) {
+    case Coll::allgather:
+    case Coll::alltoall:
+    case Coll::bcast:
+    case Coll::gather:
+    case Coll::scatter: break;
+    default: return -1;
+  }
+  if (q.bytes < (std::size_t{16} << 10) || q.bytes > (std::size_t{8} << 20)) return -1;
+  const auto& all = select::algorithms();
+  const char* name = all[static_cast<size_t>(algo)].name;
+  const char* other = std::strcmp(name, "shm") == 0 ? "cma" : std::strcmp(name, "cma") == 0 ? "shm" : nullptr;
+  if (!other) return -1;
+  const int o = select::find_algo(q.coll, other);
+  std::string why;
+  return o >= 0 && all[static_cast<size_t>(o)].can_serve(q, &why) ? o : -1;
+}
+
+// The trial of (collective, size) under the rules of `generation`, made
+// with the rules' choice `algo` and its `other` form when new; null when
+// the context holds kMaxTrials sizes already.
+select::Trial* trial_of(Context& ctx, Coll c, std::size_t bytes, int algo, int other, int generation) {
+  if (ctx.trials_generation != generation) {
+    ctx.trials.clear();
+    ctx.trials_generation = generation;
+  }
+  const auto key = std::make_pair(static_cast<int>(c), bytes);
+  auto it = ctx.trials.find(key);
+  if (it == ctx.trials.end()) {
+    if (ctx.trials.size() >= Context::kMaxTrials) return nullptr;
+    select::Trial t;
+    t.algo[0] = algo;
+    t.algo[1] = other;
+    it = ctx.trials.emplace(key, t).first;
+  }
+  return &it->second;
+}
+
+// After a trial's last timed call: every rank learns the slowest rank's
+// best time of each form (one MPI_Iallreduce on the communicator, waited
+// for under DUCT_TIMEOUT as the setup exchanges are) and keeps the same one.
+Status agree_trial(Context& ctx, const CollArgs& a, std::size_t bytes, select::Trial& t) {
+  auto b = std::make_shared<std::array<double, 4>>();  // [0, 2) this rank's best, [2, 4) the slowest rank's
+  (*b)[0] = t.best[0];
+  (*b)[1] = t.best[1];
+  MPI_Request req;
+  DUCT_MPI_CHECK(setup_mpi::Iallreduce(b->data(), b->data() + 2, 2, MPI_DOUBLE, MPI_MAX, ctx.comm, &req));
+  Status w = wait_setup(
+      &req, [&] { return strprintf("the measured choice of %s on communicator cid %u", a.call, ctx.cid); },
+      [] { return std::string("the exchange of the trial's times (MPI_Iallreduce; a rank has not finished its calls)"); },
+      b, ctx.yield);
+  if (!w) return ctx.failed = w;
+  t.kept = select::Trial::decide(b->data() + 2);
+  const auto& all = select::algorithms();
+  DUCT_INFO(coll, "%s of %zu bytes on %d ranks: %s %.2f us, %s %.2f us (the slowest rank's best of %d calls each): %s "
+            "from now on (DUCT_MEASURE)",
+            a.call, bytes, ctx.size(), all[static_cast<size_t>(t.algo[0])].name, (*b)[2] * 1e6,
+            all[static_cast<size_t>(t.algo[1])].name, (*b)[3] * 1e6, select::Trial::kCalls / 2,
+            all[static_cast<size_t>(t.algo[t.kept])].name);
+  return Status::ok();
+}
+
+}  // namespace
+
+Status plan_collective(Context& ctx, const CollArgs& a, Plan* out, bool timed) {
   Runtime* rt = Runtime::ready();
   if (!rt) DUCT_TRY(Runtime::get(&rt));
   select::Query q = query_of(ctx, a.coll, query_bytes(a, ctx.size()), a.recv_kind == MemKind::device);
@@ -207,13 +284,27 @@ Status plan_collective(Context& ctx, const CollArgs& a, Plan* out) {
 
   // Repeated calls of one size skip the rule table (per collective, per rules generation).
   Context::LastChoice& last = ctx.last_choice[static_cast<int>(a.coll)];
+  select::Trial* trial = nullptr;  // a measured choice still measuring (not cached)
   if (last.bytes != q.bytes || last.generation != rt->rules_generation() || last.device != q.device) {
-    const int algo = rt->table().choose(q);
+    int source = 0;
+    int algo = rt->table().choose(q, nullptr, &source);
     int fallback = -1;
     if (is_engine(algo)) {
       select::Query without = q;
       without.engine = false;
-      fallback = rt->table().choose(without);
+      fallback = rt->table().choose(without, nullptr, &source);
+    }
+    // A measured choice between the forms that serve the call without the
+    // engine, where the built-in rules chose (a rules file or DUCT_TUNE is
+    // obeyed as written).
+    int& served = fallback >= 0 ? fallback : algo;
+    if (source == 0) {
+      const int other = measured_partner(ctx, q, served);
+      select::Trial* t = other >= 0 ? trial_of(ctx, a.coll, q.bytes, served, other, rt->rules_generation()) : nullptr;
+      if (t) {
+        served = t->next(timed);
+        if (t->trying()) trial = t;
+      }
     }
     const Impl* impl = impl_of(fallback >= 0 ? fallback : algo);
     last = {q.bytes, algo, fallback, rt->rules_generation(), q.device,
@@ -237,7 +328,18 @@ Status plan_collective(Context& ctx, const CollArgs& a, Plan* out) {
                 ctx.topo.num_nodes, q.device ? "device" : "host", out->name, why.c_str(),
                 out->engine ? "; without it: " : "",
                 out->engine ? select::algorithms()[static_cast<size_t>(last.fallback)].name : "");
+      if (trial)
+        DUCT_INFO(coll, "%s of %zu bytes: %s and %s take turns on the first %d blocking calls of this size, timed "
+                  "(DUCT_MEASURE)",
+                  a.call, q.bytes, select::algorithms()[static_cast<size_t>(trial->algo[0])].name,
+                  select::algorithms()[static_cast<size_t>(trial->algo[1])].name, select::Trial::kCalls);
     }
+  }
+  if (trial) {
+    // Not cached: the next call of this size takes the other form, and the
+    // small-call path (run_small) must not take it meanwhile.
+    last.bytes = ~std::size_t{0};
+    if (timed) out->trial = trial;
   }
   out->seq = ctx.next_seq();
   return Status::ok();
@@ -266,9 +368,16 @@ Status run_collective(Context& ctx, const CollArgs& a) {
   if (a.nothing) return Status::ok();
   if (ctx.size() == 1) return local_only(a);
   Plan p;
-  DUCT_TRY(plan_collective(ctx, a, &p));
+  DUCT_TRY(plan_collective(ctx, a, &p, a.stream == nullptr && a.graph == nullptr));
+  if (!p.trial) {
+    Task task(plan_schedule(ctx, a, p), TaskInfo{a.call, p.name, p.bytes, ctx.cid});
+    return run(ctx, task);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
   Task task(plan_schedule(ctx, a, p), TaskInfo{a.call, p.name, p.bytes, ctx.cid});
-  return run(ctx, task);
+  DUCT_TRY(run(ctx, task));
+  p.trial->record(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  return p.trial->due() ? agree_trial(ctx, a, p.bytes, *p.trial) : Status::ok();
 }
 
 namespace {

@@ -69,6 +69,13 @@ constexpr Var kTable[] = {
     {"DUCT_CHECK", Kind::boolean, "0", nullptr, true,
      "before each collective, ranks compare the call (collective, counts, datatype, op, root) in one "
      "exchange and return a mismatch error naming the ranks that differ, instead of hanging"},
+    {"DUCT_MEASURE", Kind::boolean, "1", nullptr, true,
+     "on one node: where the built-in rules give the allgather, alltoall, bcast, gather or scatter of 16 "
+     "KiB-8 MiB to the shared-memory rounds (shm) or the single copy (cma) (host buffers, or the device "
+     "engine's fallback), the first 6 blocking calls of each size alternate the two, timed, and the faster "
+     "(the slowest rank's best call) serves every later call of that size (DUCT_LOG=info prints both times; "
+     "nonblocking calls meanwhile take the rules' choice); 0: the rules' choice always. DUCT_TUNE and a rules "
+     "file are obeyed as written"},
     {"DUCT_NET_DEVICES", Kind::string, "", nullptr, false,
      "the node's rails, a comma list of network devices as UCX names them (eth0,eth1 or mlx5_0:1,mlx5_1:1): "
      "local rank l's UCX worker uses device l mod K, so rail peers meet on one fabric and every NIC "
@@ -263,6 +270,7 @@ Status apply(const Var& v, const char* value, Config* c) {
     return Status::ok();
   };
   if (name == "DUCT_CHECK") return bool_field(&c->check);
+  if (name == "DUCT_MEASURE") return bool_field(&c->measure);
   if (name == "DUCT_FT") return bool_field(&c->ft);
   if (name == "DUCT_PEER_FAILURE") return bool_field(&c->peer_failure);
   if (name == "DUCT_INTERPOSE") return bool_field(&c->interpose);

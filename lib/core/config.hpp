@@ -48,6 +48,7 @@ struct Config {
   YieldMode yield = YieldMode::auto_;  // DUCT_YIELD
   double timeout = 0;                // DUCT_TIMEOUT (seconds; 0: off)
   bool check = false;                // DUCT_CHECK
+  bool measure = true;               // DUCT_MEASURE (select/trial.hpp)
   bool ft = false;                   // DUCT_FT
   double ft_timeout = 10;            // DUCT_FT_TIMEOUT (seconds)
   // The silence after which a wait gives up: DUCT_TIMEOUT, or under

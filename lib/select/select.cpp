@@ -976,8 +976,9 @@ Status Table::make(const std::string& tune, const std::string& file_text, const 
   return Status::ok();
 }
 
-int Table::choose(const Query& q, std::string* why) const {
+int Table::choose(const Query& q, std::string* why, int* source) const {
   const auto& all = algorithms();
+  if (source) *source = 0;
   std::string skipped;
   for (const Rule& r : rules_) {
     if (!matches(r, q)) continue;
@@ -990,6 +991,7 @@ int Table::choose(const Query& q, std::string* why) const {
                          : r.source == 2 ? " of DUCT_TUNE"
                                          : "",
                          skipped.c_str());
+      if (source) *source = r.source;
       return r.algo;
     }
     if (why) skipped += strprintf("; %s skipped: %s", all[static_cast<size_t>(r.algo)].name, reason.c_str());

@@ -121,8 +121,10 @@ class Table {
   static Status make(const std::string& tune, const std::string& file_text, const std::string& file_name,
                      Table* out);
   // The algorithm for `q`, never fails (falls back). With `why`, also the
-  // reason (formatting it costs more than choosing: pass it only to log).
-  int choose(const Query& q, std::string* why = nullptr) const;
+  // reason (formatting it costs more than choosing: pass it only to log);
+  // with `source`, where the rule that chose came from (Rule::source; the
+  // fallback counts as built in).
+  int choose(const Query& q, std::string* why = nullptr, int* source = nullptr) const;
   // The rules in effect, one collective per line, each rule marked with
   // where it came from when not built in ({file}, {DUCT_TUNE}).
   std::string describe() const;

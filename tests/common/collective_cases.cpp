@@ -539,3 +539,94 @@ TEST_CASE("allreduce equals MPI_Allreduce for every algorithm and in-place", "[c
     });
   for (MPI_Comm& m : owned) MPI_Comm_free(&m);
 }
+
+// The built-in rules (no DUCT_Tune), repeated calls of one size: on one
+// node the first blocking calls of a size alternate the shared-memory
+// rounds and the single copy, timed, and the ranks then keep the faster
+// (DUCT_MEASURE, select/trial.hpp). Every call, during the trial and
+// after, must give MPI's result, whatever the root and in place or not,
+// and a nonblocking call in the middle of the trial must match too.
+TEST_CASE("repeated calls of one size at the built-in rules equal MPI's, through the measured choice",
+          "[collectives][measured]") {
+  REQUIRE(DUCT_Tune("") == MPI_SUCCESS);
+  constexpr int kRepeats = 10;  // more than the trial's calls (select::Trial::kCalls)
+  std::vector<MPI_Comm> owned;
+  for (const Comm& c : comms_under_test(&owned))
+    for (std::size_t total : {std::size_t{32} << 10, std::size_t{256} << 10}) {
+      const int block = static_cast<int>(total / sizeof(int) / static_cast<std::size_t>(c.size));
+      const std::size_t n = static_cast<std::size_t>(block), all = n * static_cast<std::size_t>(c.size);
+      for (int k = 0; k < kRepeats; ++k) {
+        const bool ip = k % 3 == 2, nb = k == 3;
+        const int root = k % c.size, salt = 17 * k;
+        MPI_Request req = MPI_REQUEST_NULL;
+        auto done = [&](int rc) {
+          CHECK(rc == MPI_SUCCESS);
+          if (nb) CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        };
+        {
+          INFO(what(nb ? "DUCT_Iallgather" : "DUCT_Allgather", "built-in", c, block, -1, ip) + " call " + std::to_string(k));
+          std::vector<int> in = pattern(c.rank + salt, n), ref(all, kPoison), init(all, kPoison);
+          MPI_Allgather(in.data(), block, MPI_INT, ref.data(), block, MPI_INT, c.comm);
+          if (ip) std::copy(in.begin(), in.end(), init.begin() + static_cast<std::ptrdiff_t>(n * static_cast<std::size_t>(c.rank)));
+          IBuf s(in), r(init);
+          Pending p("DUCT_Allgather, repeated");
+          const void* sb = ip ? MPI_IN_PLACE : s.p();
+          done(nb ? DUCT_Iallgather(sb, block, MPI_INT, r.p(), block, MPI_INT, c.comm, &req)
+                  : DUCT_Allgather(sb, block, MPI_INT, r.p(), block, MPI_INT, c.comm));
+          CHECK(r.get() == ref);
+        }
+        {
+          INFO(what(nb ? "DUCT_Ialltoall" : "DUCT_Alltoall", "built-in", c, block, -1, ip) + " call " + std::to_string(k));
+          std::vector<int> in = pattern(c.rank + salt, all), ref(all, kPoison);
+          MPI_Alltoall(in.data(), block, MPI_INT, ref.data(), block, MPI_INT, c.comm);
+          IBuf s(in), r(ip ? in : std::vector<int>(all, kPoison));
+          Pending p("DUCT_Alltoall, repeated");
+          const void* sb = ip ? MPI_IN_PLACE : s.p();
+          done(nb ? DUCT_Ialltoall(sb, block, MPI_INT, r.p(), block, MPI_INT, c.comm, &req)
+                  : DUCT_Alltoall(sb, block, MPI_INT, r.p(), block, MPI_INT, c.comm));
+          CHECK(r.get() == ref);
+        }
+        {
+          const int count = static_cast<int>(all);
+          INFO(what(nb ? "DUCT_Ibcast" : "DUCT_Bcast", "built-in", c, count, root, false) + " call " + std::to_string(k));
+          std::vector<int> init = c.rank == root ? pattern(root + salt, all) : std::vector<int>(all, kPoison);
+          std::vector<int> ref = init;
+          MPI_Bcast(ref.data(), count, MPI_INT, root, c.comm);
+          IBuf b(init);
+          Pending p("DUCT_Bcast, repeated");
+          done(nb ? DUCT_Ibcast(b.p(), count, MPI_INT, root, c.comm, &req) : DUCT_Bcast(b.p(), count, MPI_INT, root, c.comm));
+          CHECK(b.get() == ref);
+        }
+        {
+          INFO(what(nb ? "DUCT_Igather" : "DUCT_Gather", "built-in", c, block, root, ip) + " call " + std::to_string(k));
+          const bool is_root = c.rank == root, use_ip = ip && is_root;
+          std::vector<int> in = pattern(c.rank + salt, n), ref(all, kPoison), init(all, kPoison);
+          MPI_Gather(in.data(), block, MPI_INT, is_root ? ref.data() : nullptr, block, MPI_INT, root, c.comm);
+          if (use_ip) std::copy(in.begin(), in.end(), init.begin() + static_cast<std::ptrdiff_t>(n * static_cast<std::size_t>(c.rank)));
+          IBuf s(in), r(init);
+          Pending p("DUCT_Gather, repeated");
+          const void* sb = use_ip ? MPI_IN_PLACE : s.p();
+          void* rb = is_root ? r.p() : nullptr;
+          done(nb ? DUCT_Igather(sb, block, MPI_INT, rb, block, MPI_INT, root, c.comm, &req)
+                  : DUCT_Gather(sb, block, MPI_INT, rb, block, MPI_INT, root, c.comm));
+          if (is_root) CHECK(r.get() == ref);
+          CHECK(s.get() == in);
+        }
+        {
+          INFO(what(nb ? "DUCT_Iscatter" : "DUCT_Scatter", "built-in", c, block, root, ip) + " call " + std::to_string(k));
+          const bool is_root = c.rank == root, use_ip = ip && is_root;
+          std::vector<int> in = pattern(root + salt, all), ref(n, kPoison);
+          MPI_Scatter(is_root ? in.data() : nullptr, block, MPI_INT, ref.data(), block, MPI_INT, root, c.comm);
+          IBuf s(in), r(std::vector<int>(n, kPoison));
+          Pending p("DUCT_Scatter, repeated");
+          const void* sb = is_root ? s.p() : nullptr;
+          void* rb = use_ip ? MPI_IN_PLACE : r.p();
+          done(nb ? DUCT_Iscatter(sb, block, MPI_INT, rb, block, MPI_INT, root, c.comm, &req)
+                  : DUCT_Scatter(sb, block, MPI_INT, rb, block, MPI_INT, root, c.comm));
+          if (!use_ip) CHECK(r.get() == ref);
+          if (is_root) CHECK(s.get() == in);
+        }
+      }
+    }
+  for (MPI_Comm& m : owned) MPI_Comm_free(&m);
+}

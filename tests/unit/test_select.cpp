@@ -3,11 +3,13 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "select/ranges.hpp"
 #include "select/select.hpp"
+#include "select/trial.hpp"
 
 using namespace duct::select;
 
@@ -403,4 +405,62 @@ TEST_CASE("one node: the single-copy (cma) forms where the area allows cross-mem
   nodes.ranks_per_node = 2;
   nodes.shm_bytes = 0;
   CHECK(name(t.choose(nodes)) == "split_rail");
+}
+
+TEST_CASE("rules report their source: built in, file, DUCT_TUNE", "[select]") {
+  Table builtin, filed, tuned;
+  REQUIRE(Table::make("", &builtin));
+  REQUIRE(Table::make("", "allgather/node/n=2-2:0-inf:ring\n", "f", &filed));
+  REQUIRE(Table::make("allgather:0-inf:bruck", "", "f", &tuned));
+  int source = -1;
+  builtin.choose(single_node(Coll::allgather, 32 << 10, 2), nullptr, &source);
+  CHECK(source == 0);
+  filed.choose(single_node(Coll::allgather, 32 << 10, 2), nullptr, &source);
+  CHECK(source == 1);
+  filed.choose(single_node(Coll::allgather, 32 << 10, 3), nullptr, &source);
+  CHECK(source == 0);  // the file's rule does not match 3 ranks: the built-in one serves
+  tuned.choose(single_node(Coll::allgather, 32 << 10, 2), nullptr, &source);
+  CHECK(source == 2);
+}
+
+TEST_CASE("a measured choice: alternate, keep each form's best, decide with the margin", "[select]") {
+  Trial t;
+  t.algo[0] = 7;
+  t.algo[1] = 9;
+  REQUIRE(t.trying());
+  // Untimed calls (nonblocking, stream-ordered) take the rule's form and do not count.
+  CHECK(t.next(false) == 7);
+  CHECK(t.next(false) == 7);
+  CHECK(t.calls == 0);
+  // Timed calls alternate, starting with the rule's form.
+  const double secs[Trial::kCalls] = {9e-6, 5e-6, 2e-6, 6e-6, 3e-6, 4e-6};
+  for (int k = 0; k < Trial::kCalls; ++k) {
+    CHECK_FALSE(t.due());
+    CHECK(t.next(true) == (k % 2 == 0 ? 7 : 9));
+    t.record(secs[k]);
+  }
+  CHECK(t.due());
+  CHECK(t.best[0] == 2e-6);  // min of 9, 2, 3
+  CHECK(t.best[1] == 4e-6);  // min of 5, 6, 4
+  // The decision takes the slowest rank's best of each form.
+  const double rule_wins[2] = {2e-6, 4e-6};
+  CHECK(Trial::decide(rule_wins) == 0);
+  const double other_wins[2] = {4e-6, 2e-6};
+  CHECK(Trial::decide(other_wins) == 1);
+  // Within the margin the rule's form stays.
+  const double close[2] = {1.0, Trial::kMargin + 0.001};
+  CHECK(Trial::decide(close) == 0);
+  const double just_below[2] = {1.0, Trial::kMargin - 0.001};
+  CHECK(Trial::decide(just_below) == 1);
+  // A tie keeps the rule's form; a form that never ran (infinite) never wins.
+  const double tie[2] = {3e-6, 3e-6};
+  CHECK(Trial::decide(tie) == 0);
+  const double inf = std::numeric_limits<double>::infinity();
+  const double never[2] = {3e-6, inf};
+  CHECK(Trial::decide(never) == 0);
+  t.kept = 1;
+  CHECK_FALSE(t.trying());
+  CHECK_FALSE(t.due());
+  CHECK(t.next(true) == 9);
+  CHECK(t.next(false) == 9);
 }
