@@ -313,11 +313,17 @@ std::string other_ranks(int me, int n) {
   return out;
 }
 
-bool yield_while_waiting(long node_ranks) {
-  auto mode = config::get().yield;
+// More ranks on this machine (the communicator's, or the job's as Open MPI
+// tells them) than online cores: the same answer on every rank of a node.
+bool oversubscribed(long node_ranks) {
   const long cores = sysconf(_SC_NPROCESSORS_ONLN);
   if (const char* s = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE")) node_ranks = std::max(node_ranks, std::atol(s));
-  return mode == config::YieldMode::yield || (mode == config::YieldMode::auto_ && node_ranks > cores);
+  return node_ranks > cores;
+}
+
+bool yield_while_waiting(long node_ranks) {
+  auto mode = config::get().yield;
+  return mode == config::YieldMode::yield || (mode == config::YieldMode::auto_ && oversubscribed(node_ranks));
 }
 
 // Lets the caller's runtime lock go for a scope and takes it back; nothing
@@ -430,6 +436,7 @@ Status Runtime::setup_context(Context& c, MPI_Comm comm, int me, int n, const Mp
     c.leaders_.push_back(node.front());
   }
   c.yield = yield_while_waiting(c.topo.machine_size);
+  c.oversubscribed = oversubscribed(c.topo.machine_size);
   // Fault tolerance first: a rank that fails during the rest of the setup
   // (the endpoints' wire-up, the shared-memory area) leaves a failed
   // context that can still be shrunk. One that fails before this point

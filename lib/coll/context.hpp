@@ -60,6 +60,10 @@ class Context {
   std::unique_ptr<ShmArea> shm;  // single-node communicators only
   std::unique_ptr<Engine> engine;  // single node, every rank with CUDA IPC (coll/engine.hpp)
   bool yield = false;  // give up the core while waiting (oversubscribed node)
+  // More ranks on the machine than cores (alike on every rank of a node,
+  // whatever DUCT_YIELD says): one call's time is then the scheduler's
+  // time slices, and the measured choice (select/trial.hpp) is not made.
+  bool oversubscribed = false;
   // Set by the first collective that fails (timeout, failed peer, transport
   // error): its messages may still be in flight, so every later call on the
   // communicator returns this error at once. Its cid is never reused.

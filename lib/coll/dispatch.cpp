@@ -202,12 +202,15 @@ namespace {
 // The other form of a measured choice (select/trial.hpp) for a call that
 // the built-in rules gave to `algo`, or -1: one node, a collective that
 // only moves data (so either form gives the same bytes), 16 KiB-8 MiB, shm
-// against cma where both can serve the call. Only what every rank knows
+// against cma where both can serve the call, and more cores than ranks on
+// the machine (4 ranks on the build VM's 2 cores timed the 256 KiB
+// alltoall's trial calls at 66-82 us by cma against 29 steady, and kept the
+// slower form in two of three runs). Only what every rank knows
 // alike decides (not this rank's memory kind: both forms serve host and
 // device buffers, and a rank whose buffers go to the device engine runs
 // the trial on the engine's fallback), so every rank runs the same trial.
 int measured_partner(const Context& ctx, const select::Query& q, int algo) {
-  if (!config::get().measure || ctx.ft || q.num_nodes != 1 || !q.cma || algo < 0) return -1;
+  if (!config::get().measure || ctx.ft || ctx.oversubscribed || q.num_nodes != 1 || !q.cma || algo < 0) return -1;
   switch (q.coll) {
     case Coll::allgather:
     case Coll::alltoall:

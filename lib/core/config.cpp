@@ -70,7 +70,7 @@ constexpr Var kTable[] = {
      "before each collective, ranks compare the call (collective, counts, datatype, op, root) in one "
      "exchange and return a mismatch error naming the ranks that differ, instead of hanging"},
     {"DUCT_MEASURE", Kind::boolean, "1", nullptr, true,
-     "on one node: where the built-in rules give the allgather, alltoall, bcast, gather or scatter of 16 "
+     "on one node with at least as many cores as ranks: where the built-in rules give the allgather, alltoall, bcast, gather or scatter of 16 "
      "KiB-8 MiB to the shared-memory rounds (shm) or the single copy (cma) (host buffers, or the device "
      "engine's fallback), the first 6 blocking calls of each size alternate the two, timed, and the faster "
      "(the slowest rank's best call) serves every later call of that size (DUCT_LOG=info prints both times; "

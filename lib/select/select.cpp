@@ -196,7 +196,12 @@ bool rails_alltoall(const Query& q, std::string* why) {
 // below 32 KiB shm ahead, 8 KiB 1.6-2.0 against 1.2-1.4; the 2-rank
 // scatter from 128 KiB; the 3-4 rank alltoall from 256 KiB), as Open MPI
 // and MPICH copy large messages once; duct-tune measures the machine it
-// runs on.
+// runs on. These rows are the first guess only: at 16 KiB-8 MiB the
+// allgather, alltoall, bcast, gather and scatter time shm against cma on
+// their first blocking calls of each size and keep the faster
+// (DUCT_MEASURE, select/trial.hpp, coll/dispatch.cpp), since which one
+// wins changes with the machine's state (2026-12-03: the 2-rank allgather
+// of 32 KiB 2.0 us by shm, 4.0 by cma).
 // gather and, from 3 ranks, bcast and allgather were shm at every size
 // already (4 ranks: 1.7-3.3x). The 2-rank bcast through shm was 0.8x of
 // the binomial tree's time on 2026-11-27 while the VM's cores sat far
