@@ -371,13 +371,12 @@ Status run_collective(Context& ctx, const CollArgs& a) {
   if (a.nothing) return Status::ok();
   if (ctx.size() == 1) return local_only(a);
   Plan p;
-  DUCT_TRY(plan_collective(ctx, a, &p, a.stream == nullptr && a.graph == nullptr));
-  if (!p.trial) {
-    Task task(plan_schedule(ctx, a, p), TaskInfo{a.call, p.name, p.bytes, ctx.cid});
-    return run(ctx, task);
-  }
-  const auto t0 = std::chrono::steady_clock::now();
+  // Blocking (stream-ordered and nonblocking calls go through
+  // start_collective), so timed for a measured choice.
+  DUCT_TRY(plan_collective(ctx, a, &p, true));
   Task task(plan_schedule(ctx, a, p), TaskInfo{a.call, p.name, p.bytes, ctx.cid});
+  if (!p.trial) return run(ctx, task);
+  const auto t0 = std::chrono::steady_clock::now();
   DUCT_TRY(run(ctx, task));
   p.trial->record(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   return p.trial->due() ? agree_trial(ctx, a, p.bytes, *p.trial) : Status::ok();
