@@ -64,13 +64,26 @@ static_assert(kMaxSegments * kStride <= kRailRs);
 // rail levels apart serialises their latencies instead (2026-12-02-sim-
 // allreduce-direct.md).
 constexpr std::size_t kFirst = 1u << 20, kSegment = 2u << 20;
-constexpr std::uint32_t kDepth = 2;
 static_assert(kFirst < kSegment);
+// Above kSegments x kSegment bytes the segments grow instead of multiplying,
+// and at most kWindow segments are between their start and their end at
+// once. Simulated at 16 x 8, 64 MiB, reductions free, us (the simulator's
+// own time, s): 2 MiB segments, none held 378.3 (144), 8 at once 353.9
+// (124), 4 at once 463.1, 2 at once 635.2; 4 MiB, none held 391.7 (30), 8
+// 363.9 (26, kept), 4 434.5; 3 MiB, 8 361.5 (46); 8 MiB, none held 416.7
+// (13). At 64 x 8 and 64 MiB, 2 MiB segments did not finish in 900 s of
+// real time; 4 MiB, 8 at once: 386.0 us in 315 s
+// (2026-12-03-sim-64m).
+constexpr std::size_t kSegments = 16;
+constexpr std::uint32_t kWindow = 8;
+constexpr std::uint32_t kDepth = 2;
 
 // One segment's four levels: `acc` holds its `count` elements (this rank's
 // input, reduced in place), `tmp` segment_scratch() elements.
 Sched segment(Context& ctx, Levels lv, void* acc, void* tmp, std::size_t count, DType dt, RedOp op, MemKind kind,
-              std::uint32_t c, std::size_t* node_done) {
+              std::uint32_t c, std::size_t* node_done, std::size_t* seg_done) {
+  if (c >= kWindow)
+    DUCT_CO_TRY(co_await wait_count(*seg_done, c - kWindow + 1, "the segments kWindow and more before"));
   if (c >= kDepth)
     DUCT_CO_TRY(co_await wait_count(*node_done, c - kDepth + 1, "the node reduce-scatters of the segments before"));
   const std::size_t esz = elem_size(dt.elem);
@@ -82,6 +95,7 @@ Sched segment(Context& ctx, Levels lv, void* acc, void* tmp, std::size_t count, 
   DUCT_CO_TRY(co_await halving_reduce_scatter(ctx, lv.rail, mine, tmp, kind, rail, dt, op, kRailRs + c * kStride));
   DUCT_CO_TRY(co_await doubling_allgather(ctx, lv.rail, mine, kind, rail.scaled(esz), kRailAg + c * kStride));
   DUCT_CO_TRY(co_await direct_allgather(lv.node, acc, kind, node.scaled(esz), kNodeAg + c * kStride));
+  ++*seg_done;
   co_return Status::ok();
 }
 }  // namespace
@@ -99,17 +113,17 @@ Sched allreduce_pipelined_rabenseifner(Context& ctx, const CollArgs& a, std::uin
   // kMaxSegments), each with at least one element per rank; segment c's
   // scratch is `stride` elements of tmp from c * stride.
   const std::size_t per = static_cast<std::size_t>(lv.L) * static_cast<std::size_t>(lv.N);
-  const Layout seg = lead_segments(a.count, esz, per, kFirst, kSegment);
+  const Layout seg = lead_segments(a.count, esz, per, kFirst, std::max(kSegment, bytes / kSegments));
   const std::size_t segs = seg.len.size();
   const std::size_t stride = segment_scratch(seg.max_len(), lv.L);
   void* tmp = nullptr;
   DUCT_CO_TRY(ctx.scratch(kind, segs * stride * esz, 2, &tmp));
-  std::size_t node_done = 0;
+  std::size_t node_done = 0, seg_done = 0;
   std::vector<Sched> all;
   all.reserve(segs);
   for (std::size_t c = 0; c < segs; ++c)
     all.push_back(segment(ctx, lv, at(a.recvbuf, seg.off[c] * esz), at(tmp, c * stride * esz), seg.len[c], a.dt,
-                          a.op, kind, static_cast<std::uint32_t>(c), &node_done));
+                          a.op, kind, static_cast<std::uint32_t>(c), &node_done, &seg_done));
   DUCT_CO_TRY(co_await all_of(std::move(all)));
   co_return Status::ok();
 }
