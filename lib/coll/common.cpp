@@ -134,6 +134,7 @@ Layout lead_segments(std::size_t total, std::size_t esz, std::size_t per, std::s
   const std::size_t lead = first / esz;
   const bool has_lead = lead >= per && 2 * lead <= total;
   const std::size_t rest = has_lead ? total - lead : total;
+  segment = std::max(segment, total * esz / kLeadSegments);
   const std::size_t n = std::clamp<std::size_t>(std::min((rest * esz + segment - 1) / segment, rest / per), 1,
                                                 kMaxSegments - (has_lead ? 1 : 0));
   Layout s = Layout::even(rest, static_cast<int>(n));

@@ -21,8 +21,9 @@
 //
 // The segments run side by side (all_of), kDepth of them in the node
 // reduce-scatter at a time: segment c starts when c - kDepth + 1 segments
-// have finished it. The node's links then carry some segments' node levels
-// while the NICs carry the rail levels of those before, and the rail
+// have finished it (and c - kWindow + 1 have finished all four levels).
+// The node's links then carry some segments' node levels while the NICs
+// carry the rail levels of those before, and the rail
 // levels of several segments overlap their latencies instead of adding
 // them (split_rail's lockstep pipeline waits for the slowest level at
 // every step). Rabenseifner's algorithm:
@@ -65,16 +66,14 @@ static_assert(kMaxSegments * kStride <= kRailRs);
 // allreduce-direct.md).
 constexpr std::size_t kFirst = 1u << 20, kSegment = 2u << 20;
 static_assert(kFirst < kSegment);
-// Above kSegments x kSegment bytes the segments grow instead of multiplying,
-// and at most kWindow segments are between their start and their end at
-// once. Simulated at 16 x 8, 64 MiB, reductions free, us (the simulator's
-// own time, s): 2 MiB segments, none held 378.3 (144), 8 at once 353.9
-// (124), 4 at once 463.1, 2 at once 635.2; 4 MiB, none held 391.7 (30), 8
-// 363.9 (26, kept), 4 434.5; 3 MiB, 8 361.5 (46); 8 MiB, none held 416.7
-// (13). At 64 x 8 and 64 MiB, 2 MiB segments did not finish in 900 s of
-// real time; 4 MiB, 8 at once: 386.0 us in 315 s
-// (2026-12-03-sim-64m).
-constexpr std::size_t kSegments = 16;
+// At most kWindow segments are between their start and their end at once;
+// above 16 x kSegment bytes the segments grow (lead_segments). Simulated at
+// 16 x 8, 64 MiB, reductions free, us (the simulation's real time, s): 2
+// MiB segments, none held 378.3 (144), 8 at once 353.9 (124), 4 at once
+// 463.1, 2 at once 635.2; 4 MiB, none held 391.7 (30), 8 363.9 (26, kept),
+// 4 434.5; 3 MiB, 8 361.5 (46); 8 MiB, none held 416.7 (13). At 64 x 8 and
+// 64 MiB, 2 MiB segments did not finish in 900 s of real time; 4 MiB, 8 at
+// once: 386.0 us in 315 s (2026-12-03-sim-64m).
 constexpr std::uint32_t kWindow = 8;
 constexpr std::uint32_t kDepth = 2;
 
@@ -109,11 +108,12 @@ Sched allreduce_pipelined_rabenseifner(Context& ctx, const CollArgs& a, std::uin
     co_return make_error(Errc::internal, "pipelined_rabenseifner on %d nodes of %d ranks (powers of two only)", lv.N,
                          lv.L);
   DUCT_CO_TRY(copy_local(a.recvbuf, kind, a.sendbuf, a.send_kind, bytes));
-  // Segments of about kSegment bytes after a first one of kFirst (at most
-  // kMaxSegments), each with at least one element per rank; segment c's
-  // scratch is `stride` elements of tmp from c * stride.
+  // Segments of about kSegment bytes (or 1/kLeadSegments of the vector)
+  // after a first one of kFirst (at most kMaxSegments), each with at least
+  // one element per rank; segment c's scratch is `stride` elements of tmp
+  // from c * stride.
   const std::size_t per = static_cast<std::size_t>(lv.L) * static_cast<std::size_t>(lv.N);
-  const Layout seg = lead_segments(a.count, esz, per, kFirst, std::max(kSegment, bytes / kSegments));
+  const Layout seg = lead_segments(a.count, esz, per, kFirst, kSegment);
   const std::size_t segs = seg.len.size();
   const std::size_t stride = segment_scratch(seg.max_len(), lv.L);
   void* tmp = nullptr;

@@ -74,12 +74,10 @@ static_assert(kMaxSegments * kStride <= kRailRs);
 // pipelined-halving.md for segments and depths without a first one).
 constexpr std::size_t kFirst = 1u << 20, kSegment = 2u << 20, kDepth = 2;
 static_assert(kFirst < kSegment);
-// Above kSegments x kSegment bytes the segments grow instead of multiplying
-// (the simulation's real time grows faster than the count of segments).
-// Simulated at 16 x 8, 64 MiB, reductions free, us (the simulation's real
-// time, s): 2 MiB segments 217.7 (111), 3 MiB 224.1 (44), 4 MiB 228.0 (28,
-// kept); 4 MiB with 8 segments at once at most 239.0 (2026-12-03-sim-64m).
-constexpr std::size_t kSegments = 16;
+// Above 16 x kSegment bytes the segments grow (lead_segments). Simulated at
+// 16 x 8, 64 MiB, reductions free, us (the simulation's real time, s): 2
+// MiB segments 217.7 (111), 3 MiB 224.1 (44), 4 MiB 228.0 (28, kept); 4
+// MiB with 8 segments at once at most 239.0 (2026-12-03-sim-64m).
 
 struct State {
   Context* ctx;
@@ -199,7 +197,7 @@ Sched reduce_scatter_pipelined_halving(Context& ctx, const CollArgs& a, std::uin
   // owners' receives then overwrite).
   DUCT_CO_TRY(copy_local(st.acc, st.kind, a.sendbuf, a.send_kind, bytes));
   const std::size_t per = static_cast<std::size_t>(lv.L) * static_cast<std::size_t>(lv.N);
-  st.seg = lead_segments(total, esz, per, kFirst, std::max(kSegment, bytes / kSegments));
+  st.seg = lead_segments(total, esz, per, kFirst, kSegment);
   const std::size_t segs = st.seg.len.size();
   st.stride = segment_scratch(st.seg.max_len(), lv.L);
   DUCT_CO_TRY(ctx.scratch(st.kind, segs * st.stride * esz, 3, &st.tmp));
